@@ -1,0 +1,286 @@
+package io.kafkapixy.config;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads the original's YAML config format (reference §3.1, §3.2) into a validated {@link PixyConfig}.
+ *
+ * <p>Top-level keys missing from the file keep their defaults; each entry of {@code proxies}, in file order, starts
+ * from {@link ProxyConfig#defaults(String)} and only the keys it names are overridden; the default cluster is
+ * {@code default_cluster} or else the first proxy; unknown keys are ignored (and logged). Defaults live only in the
+ * records' constants, checks only in {@link Validation}.
+ *
+ * <p>Errors are {@link ConfigException}s: {@code failed to parse config: ...} for YAML syntax and for values of the
+ * wrong type (naming the key and the value), {@code invalid config parameter: ...} for values out of bounds. Stateless
+ * and thread-safe.
+ */
+public final class ConfigLoader {
+
+    private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * Reads and parses a config file (UTF-8).
+     *
+     * @param clientId the client id of every proxy that does not set {@code client_id} (see {@link ClientIds})
+     * @throws ConfigException if the file cannot be read or {@link #fromYaml} rejects it; an unreadable file reads
+     *                         like Go's error, e.g. {@code open /etc/kafka-pixy.yaml: no such file or directory}
+     */
+    public static PixyConfig load(Path file, String clientId) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("open " + file + ": no such file or directory", e);
+        } catch (AccessDeniedException e) {
+            throw new ConfigException("open " + file + ": permission denied", e);
+        } catch (IOException e) {
+            throw new ConfigException("open " + file + ": " + e.getMessage(), e);
+        }
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException("failed to parse config: yaml: invalid UTF-8 in " + file, e);
+        }
+        return fromYaml(text, clientId);
+    }
+
+    /**
+     * Parses config text. Empty text has no proxies and is therefore rejected, as in the original.
+     *
+     * @param clientId the client id of every proxy that does not set {@code client_id} (see {@link ClientIds})
+     * @throws ConfigException if the text is not valid YAML, has values of the wrong type or fails validation
+     */
+    public static PixyConfig fromYaml(String yamlText, String clientId) {
+        YamlSection.Report report = new YamlSection.Report();
+        YamlSection root = new YamlSection("", firstDocument(yamlText), report);
+
+        String grpcAddr = root.string("grpc_addr", PixyConfig.DEFAULT_GRPC_ADDR);
+        String tcpAddr = root.string("tcp_addr", PixyConfig.DEFAULT_TCP_ADDR);
+        String unixAddr = root.string("unix_addr", "");
+        String defaultCluster = root.string("default_cluster", "");
+
+        YamlSection proxiesSection = root.section("proxies");
+        Map<String, ProxyConfig> proxies = new LinkedHashMap<>();
+        Map<String, List<String>> decodingProblems = new LinkedHashMap<>();
+        for (String cluster : proxiesSection.keys()) {
+            List<String> problems = new ArrayList<>();
+            proxies.put(cluster, proxy(proxiesSection.section(cluster), ProxyConfig.defaults(clientId), problems));
+            decodingProblems.put(cluster, problems);
+        }
+
+        YamlSection tlsSection = root.section("tls");
+        ServerTlsConfig tls = new ServerTlsConfig(
+                tlsSection.string("certificate_path", ServerTlsConfig.NONE.certificatePath()),
+                tlsSection.string("key_path", ServerTlsConfig.NONE.keyPath()));
+
+        List<LoggingConfig> logging = new ArrayList<>();
+        for (YamlSection sink : root.sections("logging")) {
+            logging.add(new LoggingConfig(sink.string("name", ""), sink.string("severity", ""),
+                    sink.stringMap("params")));
+        }
+        if (logging.isEmpty()) {
+            logging.add(LoggingConfig.DEFAULT);
+        }
+
+        if (!report.errors().isEmpty()) {
+            throw new ConfigException("failed to parse config: " + String.join("; ", report.errors()));
+        }
+        if (defaultCluster.isEmpty() && !proxies.isEmpty()) {
+            defaultCluster = proxies.keySet().iterator().next();
+        }
+        PixyConfig config = new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging);
+        Validation.validate(config, decodingProblems);
+        for (String key : report.unknownKeys()) {
+            LOG.log(System.Logger.Level.WARNING, "Ignoring unknown config key {0}", key);
+        }
+        return config;
+    }
+
+    /**
+     * Checks a config built in code or changed after loading (e.g. by {@link CommandLine#applyTo}) with the same
+     * rules as {@link #fromYaml}.
+     *
+     * @return {@code config}
+     * @throws ConfigException for the first violation
+     */
+    public static PixyConfig validate(PixyConfig config) {
+        Validation.validate(config, Map.of());
+        return config;
+    }
+
+    /** Like yaml.v2, only the first document counts; returns {@code null} for an empty stream. */
+    private static Node firstDocument(String yamlText) {
+        try {
+            Iterator<Node> documents = new Yaml(new SafeConstructor(new LoaderOptions()))
+                    .composeAll(new StringReader(yamlText)).iterator();
+            return documents.hasNext() ? documents.next() : null;
+        } catch (MarkedYAMLException e) {
+            Mark mark = e.getProblemMark();
+            throw new ConfigException("failed to parse config: yaml: "
+                                      + (mark == null ? "" : "line " + (mark.getLine() + 1) + ": ")
+                                      + e.getProblem(), e);
+        } catch (YAMLException e) {
+            throw new ConfigException("failed to parse config: yaml: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * One {@code proxies} entry over {@code d}.
+     *
+     * @param problems receives violations of values the records cannot hold (partitioner, membership); they are
+     *                 reported as validation errors of this cluster, as the original reports the partitioner
+     */
+    private static ProxyConfig proxy(YamlSection s, ProxyConfig d, List<String> problems) {
+        String clientId = s.string("client_id", d.clientId());
+
+        YamlSection k = s.section("kafka");
+        KafkaConfig kd = d.kafka();
+        String version = k.text("version").orElse(kd.version());
+        if (!KafkaVersions.isAccepted(version)) {
+            k.error("bad kafka version, " + version);
+        }
+        KafkaConfig kafka = new KafkaConfig(
+                k.strings("seed_peers", kd.seedPeers()),
+                version,
+                k.bool("tls", kd.tls()),
+                k.string("ca_certificate_file", kd.caCertificateFile()),
+                k.string("client_certificate_file", kd.clientCertificateFile()),
+                k.string("client_key_file", kd.clientKeyFile()),
+                k.bool("insecure", kd.insecure()));
+
+        YamlSection n = s.section("net");
+        NetConfig nd = d.net();
+        YamlSection sasl = n.section("sasl");
+        SaslConfig sd = nd.sasl();
+        NetConfig net = new NetConfig(
+                n.duration("dial_timeout", nd.dialTimeout()),
+                n.duration("read_timeout", nd.readTimeout()),
+                n.duration("write_timeout", nd.writeTimeout()),
+                new SaslConfig(
+                        sasl.bool("enable", sd.enable()),
+                        sasl.bool("handshake", sd.handshake()),
+                        sasl.string("user", sd.user()),
+                        sasl.string("password", sd.password())));
+
+        YamlSection z = s.section("zoo_keeper");
+        ZooKeeperConfig zd = d.zooKeeper();
+        ZooKeeperConfig zooKeeper = new ZooKeeperConfig(
+                z.strings("seed_peers", zd.seedPeers()),
+                z.string("chroot", zd.chroot()),
+                z.duration("session_timeout", zd.sessionTimeout()));
+
+        YamlSection p = s.section("producer");
+        ProducerConfig pd = d.producer();
+        ProducerConfig producer = new ProducerConfig(
+                p.integer("channel_buffer_size", pd.channelBufferSize()),
+                p.integer("max_message_bytes", pd.maxMessageBytes()),
+                p.text("compression")
+                        .map(v -> choice(ProducerConfig.Compression.class, v, pd.compression(),
+                                () -> p.error("bad compression, " + v)))
+                        .orElse(pd.compression()),
+                p.integer("flush_bytes", pd.flushBytes()),
+                p.duration("flush_frequency", pd.flushFrequency()),
+                p.has("flush_frequency") || pd.flushFrequencyExplicit(),
+                p.duration("retry_backoff", pd.retryBackoff()),
+                p.integer("retry_max", pd.retryMax()),
+                p.text("required_acks")
+                        .map(v -> choice(ProducerConfig.RequiredAcks.class, v, pd.requiredAcks(),
+                                () -> p.error("bad compression, " + v))) // sic, the original's text
+                        .orElse(pd.requiredAcks()),
+                p.duration("shutdown_timeout", pd.shutdownTimeout()),
+                p.text("partitioner")
+                        .map(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
+                                () -> problems.add("producer.partitioner is invalid: "
+                                                   + goQuote("bad partitioner: " + v))))
+                        .orElse(pd.partitioner()),
+                p.duration("timeout", pd.timeout()));
+
+        YamlSection c = s.section("consumer");
+        ConsumerConfig cd = d.consumer();
+        ConsumerConfig consumer = new ConsumerConfig(
+                c.bool("disabled", cd.disabled()),
+                c.duration("ack_timeout", cd.ackTimeout()),
+                c.integer("channel_buffer_size", cd.channelBufferSize()),
+                c.integer("fetch_max_bytes", cd.fetchMaxBytes()),
+                c.duration("fetch_max_wait", cd.fetchMaxWait()),
+                c.duration("long_polling_timeout", cd.longPollingTimeout()),
+                c.integer("max_pending_messages", cd.maxPendingMessages()),
+                c.integer("max_retries", cd.maxRetries()),
+                c.duration("offsets_commit_interval", cd.offsetsCommitInterval()),
+                c.duration("rebalance_delay", cd.rebalanceDelay()),
+                c.duration("retry_backoff", cd.retryBackoff()),
+                c.duration("subscription_timeout", cd.subscriptionTimeout()),
+                c.text("membership")
+                        .map(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
+                                () -> problems.add("consumer.membership must be kafka or zookeeper, got "
+                                                   + goQuote(v))))
+                        .orElse(cd.membership()));
+
+        return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
+    }
+
+    /** The constant whose lower-case name is exactly {@code text}; otherwise runs {@code onBad} and returns {@code dflt}. */
+    private static <E extends Enum<E>> E choice(Class<E> type, String text, E dflt, Runnable onBad) {
+        Optional<E> match = java.util.Arrays.stream(type.getEnumConstants())
+                .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(text))
+                .findFirst();
+        if (match.isEmpty()) {
+            onBad.run();
+        }
+        return match.orElse(dflt);
+    }
+
+    /** Go's {@code %q} for the texts that appear in config errors. */
+    static String goQuote(String s) {
+        StringBuilder out = new StringBuilder("\"");
+        s.codePoints().forEach(cp -> {
+            switch (cp) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (cp < 0x20 || cp == 0x7f) {
+                        out.append(String.format("\\x%02x", cp));
+                    } else {
+                        out.appendCodePoint(cp);
+                    }
+                }
+            }
+        });
+        return out.append('"').toString();
+    }
+}

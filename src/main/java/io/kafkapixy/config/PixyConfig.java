@@ -1,0 +1,39 @@
+package io.kafkapixy.config;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The whole application configuration: the original's YAML schema (reference §3.1) as a record tree.
+ *
+ * <p>{@code proxies} keeps file order; {@link #defaultCluster()} is the resolved default cluster name (the
+ * {@code default_cluster} key, else the first proxy). An empty address disables that server. Instances are
+ * produced validated by {@link ConfigLoader}; tests may also build them directly.
+ */
+public record PixyConfig(String grpcAddr,
+                         String tcpAddr,
+                         String unixAddr,
+                         String defaultCluster,
+                         Map<String, ProxyConfig> proxies,
+                         ServerTlsConfig tls,
+                         List<LoggingConfig> logging) {
+
+    public static final String DEFAULT_GRPC_ADDR = "0.0.0.0:19091";
+    public static final String DEFAULT_TCP_ADDR = "0.0.0.0:19092";
+
+    public PixyConfig {
+        proxies = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(proxies));
+        logging = List.copyOf(logging);
+    }
+
+    /** The configuration used without {@code -config}: one proxy named {@code default} with all defaults. */
+    public static PixyConfig defaults(String clientId) {
+        return new PixyConfig(DEFAULT_GRPC_ADDR, DEFAULT_TCP_ADDR, "", "default",
+                Map.of("default", ProxyConfig.defaults(clientId)), ServerTlsConfig.NONE,
+                List.of(LoggingConfig.DEFAULT));
+    }
+
+    public ProxyConfig defaultProxy() {
+        return proxies.get(defaultCluster);
+    }
+}

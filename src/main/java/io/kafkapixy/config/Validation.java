@@ -1,0 +1,101 @@
+package io.kafkapixy.config;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The one place where configuration values are checked. Texts and order follow the original's {@code validate()}
+ * (reference §3.1); checks the original left to sarama's {@code Config.Validate()} at client creation come after
+ * them, named by our keys. Only the first violation is reported, as the original does.
+ */
+final class Validation {
+
+    static final Pattern CLIENT_ID = Pattern.compile("[a-zA-Z0-9._-]+");
+
+    private static final String PREFIX = "invalid config parameter: ";
+
+    private Validation() {
+    }
+
+    /**
+     * @param decodingProblems per cluster, violations found while decoding values the records cannot hold (an
+     *                         unknown partitioner or membership); reported before that cluster's other violations
+     * @throws ConfigException for the first violation
+     */
+    static void validate(PixyConfig config, Map<String, List<String>> decodingProblems) {
+        if (config.proxies().isEmpty()) {
+            throw new ConfigException(PREFIX + "at least on proxy must be configured"); // sic, the original's text
+        }
+        if (config.grpcAddr().isEmpty() && config.tcpAddr().isEmpty() && config.unixAddr().isEmpty()) {
+            throw new ConfigException(PREFIX + "at least one API server should be configured");
+        }
+        if (!config.proxies().containsKey(config.defaultCluster())) {
+            throw new ConfigException(PREFIX + "default_cluster \"" + config.defaultCluster()
+                                      + "\" does not name a configured proxy, want one of " + config.proxies().keySet());
+        }
+        for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
+            List<String> problems = new ArrayList<>(decodingProblems.getOrDefault(e.getKey(), List.of()));
+            problems.addAll(problems(e.getValue()));
+            if (!problems.isEmpty()) {
+                throw new ConfigException(PREFIX + "invalid config, cluster=" + e.getKey() + ": " + problems.getFirst());
+            }
+        }
+    }
+
+    /** Every violation in one proxy's config, in reporting order, without the cluster prefix. */
+    static List<String> problems(ProxyConfig p) {
+        List<String> out = new ArrayList<>();
+        ProducerConfig prod = p.producer();
+        check(out, prod.channelBufferSize() > 0, "producer.channel_buffer_size must be > 0");
+        check(out, prod.flushBytes() >= 0, "producer.flush_bytes must be >= 0");
+        check(out, !prod.flushFrequency().isNegative(), "producer.flush_frequency must be >= 0");
+        check(out, positive(prod.retryBackoff()), "producer.retry_backoff must be > 0");
+        check(out, prod.retryMax() > 0, "producer.retry_max must be > 0");
+        check(out, !prod.shutdownTimeout().isNegative(), "producer.shutdown_timeout must be >= 0");
+        check(out, !prod.timeout().isNegative(), "producer.timeout must be >= 0");
+
+        ConsumerConfig cons = p.consumer();
+        check(out, positive(cons.ackTimeout()), "consumer.ack_timeout must be > 0");
+        check(out, cons.channelBufferSize() > 0, "consumer.channel_buffer_size must be > 0");
+        check(out, cons.fetchMaxBytes() > 0, "consumer.fetch_bytes must be > 0"); // sic: the key is fetch_max_bytes
+        check(out, positive(cons.longPollingTimeout()), "consumer.long_polling_timeout must be > 0");
+        check(out, cons.maxPendingMessages() > 0, "consumer.max_pending_messages must be > 0");
+        check(out, cons.maxRetries() >= -1, "consumer.max_retries must be >= -1");
+        check(out, positive(cons.offsetsCommitInterval()), "consumer.offsets_commit_interval must be > 0");
+        check(out, positive(cons.subscriptionTimeout()), "consumer.subscription_timeout must be > 0");
+        check(out, positive(cons.retryBackoff()), "consumer.retry_backoff must be > 0");
+
+        // The original failed on these only when creating its Kafka client (sarama's Config.Validate).
+        check(out, CLIENT_ID.matcher(p.clientId()).matches(),
+                "client_id must match ^[a-zA-Z0-9._-]+$, got \"" + p.clientId() + "\"");
+        check(out, !p.kafka().seedPeers().isEmpty(), "kafka.seed_peers must not be empty");
+        check(out, prod.maxMessageBytes() > 0, "producer.max_message_bytes must be > 0");
+        check(out, positive(p.net().dialTimeout()), "net.dial_timeout must be > 0");
+        check(out, positive(p.net().readTimeout()), "net.read_timeout must be > 0");
+        check(out, positive(p.net().writeTimeout()), "net.write_timeout must be > 0");
+        SaslConfig sasl = p.net().sasl();
+        check(out, !sasl.enable() || !sasl.user().isEmpty(),
+                "net.sasl.user must not be empty when net.sasl.enable is true");
+        check(out, !sasl.enable() || !sasl.password().isEmpty(),
+                "net.sasl.password must not be empty when net.sasl.enable is true");
+        check(out, cons.fetchMaxWait().compareTo(Duration.ofMillis(1)) >= 0, "consumer.fetch_max_wait must be >= 1ms");
+
+        check(out, positive(p.zooKeeper().sessionTimeout()), "zoo_keeper.session_timeout must be > 0");
+        check(out, cons.membership() != ConsumerConfig.Membership.ZOOKEEPER || !p.zooKeeper().seedPeers().isEmpty(),
+                "zoo_keeper.seed_peers must not be empty when consumer.membership is zookeeper");
+        return out;
+    }
+
+    private static boolean positive(Duration d) {
+        return !d.isNegative() && !d.isZero();
+    }
+
+    private static void check(List<String> out, boolean ok, String problem) {
+        if (!ok) {
+            out.add(problem);
+        }
+    }
+}

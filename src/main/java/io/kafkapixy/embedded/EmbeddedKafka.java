@@ -1,0 +1,136 @@
+package io.kafkapixy.embedded;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+
+/**
+ * A single-node KRaft Kafka broker (combined broker and controller) running inside this JVM, built from Kafka's
+ * own artifacts. It backs the quick start and the end-to-end tests when no external broker is named.
+ *
+ * <p>Ports are picked free at start. With a {@code dataDir} the log survives restarts; without one a temporary
+ * directory is used and deleted on {@link #close()}. The caller that started it closes it.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+    private final Path dir;
+    private final boolean temporary;
+
+    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, Path dir, boolean temporary) {
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+        this.dir = dir;
+        this.temporary = temporary;
+    }
+
+    /** Starts a broker with a temporary data directory. */
+    public static EmbeddedKafka start() {
+        return start(null, 0);
+    }
+
+    /** Starts a broker with a temporary data directory and some broker settings overridden. */
+    public static EmbeddedKafka start(java.util.Map<String, String> overrides) {
+        return start(null, 0, overrides);
+    }
+
+    /**
+     * Starts a broker. {@code dataDir} null means a temporary directory; {@code port} 0 means any free port.
+     * Returns once the broker serves clients.
+     */
+    public static EmbeddedKafka start(Path dataDir, int port) {
+        return start(dataDir, port, java.util.Map.of());
+    }
+
+    private static EmbeddedKafka start(Path dataDir, int port, java.util.Map<String, String> overrides) {
+        try {
+            boolean temporary = dataDir == null;
+            Path dir = temporary ? Files.createTempDirectory("kafka-pixy-broker") : dataDir;
+            Files.createDirectories(dir);
+            int brokerPort = port == 0 ? freePort() : port;
+            int controllerPort = freePort();
+            Properties p = new Properties();
+            p.put("process.roles", "broker,controller");
+            p.put("node.id", "1");
+            p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+            p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            p.put("controller.listener.names", "CONTROLLER");
+            p.put("inter.broker.listener.name", "PLAINTEXT");
+            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            p.put("log.dirs", dir.resolve("data").toString());
+            p.put("metadata.log.dir", dir.resolve("meta").toString());
+            p.put("num.partitions", "1");
+            p.put("auto.create.topics.enable", "true");
+            p.put("offsets.topic.replication.factor", "1");
+            p.put("offsets.topic.num.partitions", "1");
+            p.put("transaction.state.log.replication.factor", "1");
+            p.put("transaction.state.log.min.isr", "1");
+            p.put("share.coordinator.state.topic.replication.factor", "1");
+            p.put("share.coordinator.state.topic.min.isr", "1");
+            p.put("group.initial.rebalance.delay.ms", "0");
+            p.put("log.cleaner.dedupe.buffer.size", "2097152");
+            p.putAll(overrides);
+            KafkaConfig config = KafkaConfig.fromProps(p, false);
+            if (!Files.exists(dir.resolve("meta/meta.properties"))) {
+                new Formatter().setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                        .setNodeId(1)
+                        .setClusterId(Uuid.randomUuid().toString())
+                        .setControllerListenerName("CONTROLLER")
+                        .setMetadataLogDirectory(config.metadataLogDir())
+                        .addDirectory(dir.resolve("data").toString())
+                        .addDirectory(config.metadataLogDir())
+                        .run();
+            }
+            KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
+            server.startup();
+            return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, dir, temporary);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (Exception e) {
+            throw new IllegalStateException("failed to start the embedded Kafka broker: " + e.getMessage(), e);
+        }
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+        if (temporary) {
+            deleteRecursively(dir);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: a temporary directory left behind is harmless
+        }
+    }
+}

@@ -1,0 +1,130 @@
+package io.kafkapixy.producer;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import io.kafkapixy.config.ProducerConfig;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * Produces single messages to one cluster through one shared {@link Producer}, so concurrent requests are
+ * aggregated into batches by kafka-clients (the original shares one sarama pipeline the same way, §5).
+ *
+ * <p>Thread-safe; called from many request threads at once. The {@code Proxy} that created it closes it: from then
+ * on every produce fails with {@code service is shutting down}, and messages already accepted are given
+ * {@code producer.shutdown_timeout} to reach Kafka.
+ */
+public final class PixyProducer implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(PixyProducer.class.getName());
+
+    /** sarama's text for {@code MESSAGE_TOO_LARGE}, which the original sends to clients. */
+    static final String TOO_LARGE_TEXT =
+            "kafka server: Message was too large, server rejected it to avoid allocation error.";
+
+    private final Producer<byte[], byte[]> kafka;
+    private final TopicPartitions topics;
+    private final PartitionChooser chooser;
+    private final ProducerConfig config;
+    private volatile boolean closing;
+
+    PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config) {
+        this.kafka = kafka;
+        this.topics = topics;
+        this.chooser = PartitionChooser.of(config.partitioner());
+        this.config = config;
+    }
+
+    /** A producer over {@code kafka} that looks up unknown topics through {@code admin} (which it does not own). */
+    public static PixyProducer create(Producer<byte[], byte[]> kafka, Admin admin, ProducerConfig config,
+                                      Duration adminTimeout) {
+        return new PixyProducer(kafka, new KafkaTopicPartitions(kafka, admin, adminTimeout), config);
+    }
+
+    /** Produces and waits until Kafka has the message (as {@code producer.required_acks} says). */
+    public ProduceResult produceSync(ProduceRequest rq) {
+        Future<RecordMetadata> sent = send(rq, null);
+        try {
+            RecordMetadata md = sent.get();
+            return new ProduceResult(md.partition(), md.offset());
+        } catch (ExecutionException e) {
+            throw failure(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PixyException(ErrorKind.INTERNAL, "interrupted while producing", e);
+        }
+    }
+
+    /**
+     * Hands the message to the producer and returns; failures to deliver are logged. Fails only when the message
+     * cannot be accepted at all (too large, shutting down).
+     */
+    public void produceAsync(ProduceRequest rq) {
+        try {
+            send(rq, (md, error) -> {
+                if (error != null) {
+                    LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
+                            error.getMessage());
+                }
+            });
+        } catch (PixyException e) {
+            if (e.kind() == ErrorKind.MESSAGE_TOO_LARGE || e.kind() == ErrorKind.SHUTTING_DOWN) {
+                throw e;
+            }
+            LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(), e.getMessage());
+        }
+    }
+
+    private Future<RecordMetadata> send(ProduceRequest rq, org.apache.kafka.clients.producer.Callback callback) {
+        if (closing) {
+            throw PixyException.shuttingDown();
+        }
+        if (rq.size() > config.maxMessageBytes()) {
+            throw new PixyException(ErrorKind.MESSAGE_TOO_LARGE, TOO_LARGE_TEXT);
+        }
+        List<PartitionInfo> partitions = topics.of(rq.topic());
+        int partition = chooser.choose(rq.topic(), rq.key(), partitions);
+        var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
+        try {
+            return kafka.send(record, callback);
+        } catch (IllegalStateException e) {
+            throw PixyException.shuttingDown();
+        } catch (RuntimeException e) {
+            throw failure(e);
+        }
+    }
+
+    private PixyException failure(Throwable cause) {
+        if (cause instanceof PixyException p) {
+            return p;
+        }
+        if (cause instanceof UnknownTopicOrPartitionException) {
+            return new PixyException(ErrorKind.PRODUCE_UNKNOWN_TOPIC, KafkaTopicPartitions.UNKNOWN_TOPIC_TEXT);
+        }
+        if (cause instanceof RecordTooLargeException) {
+            return new PixyException(ErrorKind.MESSAGE_TOO_LARGE, TOO_LARGE_TEXT);
+        }
+        if (closing && cause instanceof IllegalStateException) {
+            return PixyException.shuttingDown();
+        }
+        return new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()), cause);
+    }
+
+    /** Stops accepting messages and gives those accepted {@code producer.shutdown_timeout} to be delivered. */
+    @Override
+    public void close() {
+        closing = true;
+        kafka.close(config.shutdownTimeout());
+    }
+}

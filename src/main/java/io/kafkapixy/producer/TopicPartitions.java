@@ -1,0 +1,17 @@
+package io.kafkapixy.producer;
+
+import java.util.List;
+
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.common.PartitionInfo;
+
+/** The partitions of a topic, for choosing one. */
+interface TopicPartitions {
+
+    /**
+     * Returns the topic's partitions (non-empty), creating the topic if the cluster auto-creates topics.
+     *
+     * @throws PixyException {@code PRODUCE_UNKNOWN_TOPIC} when the topic does not exist and will not be created
+     */
+    List<PartitionInfo> of(String topic);
+}

@@ -1,0 +1,95 @@
+package io.kafkapixy.proxy;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.kafkapixy.config.ProxyConfig;
+import io.kafkapixy.producer.PixyProducer;
+import io.kafkapixy.producer.ProducerSettings;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+
+/**
+ * Everything this instance does with one Kafka cluster: its producer, its admin client (and, in later issues, its
+ * consumer groups). Created and closed by {@link ProxySet}. Closing stops the producer (draining accepted
+ * messages) before the clients.
+ */
+public final class Proxy implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Proxy.class.getName());
+
+    private final String name;
+    private final ProxyConfig config;
+    private final Admin admin;
+    private final PixyProducer producer;
+
+    private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer) {
+        this.name = name;
+        this.config = config;
+        this.admin = admin;
+        this.producer = producer;
+    }
+
+    /**
+     * Connects to the cluster. Fails, as the original does, when none of the seed brokers answers within
+     * {@code net.dial_timeout}.
+     */
+    static Proxy start(String name, ProxyConfig config) {
+        Map<String, Object> common = KafkaSettings.common(config);
+        Admin admin = Admin.create(common);
+        try {
+            awaitCluster(name, admin, adminTimeout(config));
+            Map<String, Object> producerSettings = new HashMap<>(common);
+            producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
+            var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
+            PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config));
+            return new Proxy(name, config, admin, producer);
+        } catch (RuntimeException e) {
+            admin.close(Duration.ZERO);
+            throw e;
+        }
+    }
+
+    private static void awaitCluster(String name, Admin admin, Duration timeout) {
+        try {
+            admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("failed to spawn proxy, name=" + name + ": failed to create Kafka client: "
+                    + "kafka: client has run out of available brokers to talk to (Is your cluster reachable?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while connecting to Kafka", e);
+        }
+    }
+
+    private static Duration adminTimeout(ProxyConfig config) {
+        Duration dial = config.net().dialTimeout();
+        return dial.isZero() || dial.isNegative() ? Duration.ofSeconds(30) : dial;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public ProxyConfig config() {
+        return config;
+    }
+
+    public PixyProducer producer() {
+        return producer;
+    }
+
+    @Override
+    public void close() {
+        try {
+            producer.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
+        }
+        admin.close(Duration.ofSeconds(5));
+    }
+}

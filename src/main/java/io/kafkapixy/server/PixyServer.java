@@ -1,0 +1,77 @@
+package io.kafkapixy.server;
+
+import java.util.Optional;
+
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.WebServerConfig;
+import io.helidon.webserver.grpc.GrpcRouting;
+import io.helidon.webserver.http.HttpRouting;
+import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.server.grpc.GrpcApi;
+import io.kafkapixy.server.http.RestApi;
+import mailgun.kafkapixy.KafkaPixyProto;
+
+/**
+ * One Helidon WebServer (virtual threads) with the REST API on {@code tcp_addr} and the gRPC API on
+ * {@code grpc_addr}, each its own socket; an empty address leaves that API out. Transports only; the
+ * {@link ProxySet} is owned by the caller and must outlive the server.
+ */
+public final class PixyServer implements AutoCloseable {
+
+    /** Name of the gRPC socket when the REST API holds the default one. */
+    static final String GRPC_SOCKET = "grpc";
+
+    private final WebServer server;
+    private final boolean rest;
+    private final boolean grpc;
+
+    private PixyServer(WebServer server, boolean rest, boolean grpc) {
+        this.server = server;
+        this.rest = rest;
+        this.grpc = grpc;
+    }
+
+    public static PixyServer start(PixyConfig config, ProxySet proxies) {
+        boolean rest = !config.tcpAddr().isEmpty();
+        boolean grpc = !config.grpcAddr().isEmpty();
+        if (!rest && !grpc) {
+            throw new IllegalArgumentException("at least one API server should be configured");
+        }
+        WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false);
+        GrpcRouting.Builder grpcRouting = GrpcRouting.builder()
+                .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies));
+        if (rest) {
+            ListenAddress addr = ListenAddress.parse("tcp_addr", config.tcpAddr());
+            HttpRouting.Builder routing = HttpRouting.builder();
+            new RestApi(proxies).register(routing);
+            builder.host(addr.host()).port(addr.port()).routing(routing);
+            if (grpc) {
+                ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
+                builder.putSocket(GRPC_SOCKET, socket -> socket.host(g.host()).port(g.port()).addRouting(grpcRouting));
+            }
+        } else {
+            ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
+            builder.host(g.host()).port(g.port()).addRouting(grpcRouting);
+        }
+        return new PixyServer(builder.build().start(), rest, grpc);
+    }
+
+    /** The bound REST port, if the REST API is on. */
+    public Optional<Integer> restPort() {
+        return rest ? Optional.of(server.port()) : Optional.empty();
+    }
+
+    /** The bound gRPC port, if the gRPC API is on. */
+    public Optional<Integer> grpcPort() {
+        if (!grpc) {
+            return Optional.empty();
+        }
+        return Optional.of(rest ? server.port(GRPC_SOCKET) : server.port());
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+    }
+}

@@ -1,0 +1,86 @@
+package io.kafkapixy.server.grpc;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.grpc.stub.StreamObserver;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.producer.MessageKey;
+import io.kafkapixy.producer.ProduceRequest;
+import io.kafkapixy.producer.ProduceResult;
+import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.proxy.TopicNames;
+import mailgun.kafkapixy.KafkaPixyGrpc;
+import mailgun.kafkapixy.ProdRq;
+import mailgun.kafkapixy.ProdRs;
+import mailgun.kafkapixy.RecordHeader;
+import org.apache.kafka.common.header.Header;
+
+/**
+ * The original's {@code KafkaPixy} gRPC service (reference §2.3). Each call resolves its cluster first; domain
+ * errors go through {@link GrpcErrors}. Methods not built yet answer UNIMPLEMENTED (the generated default).
+ */
+public final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
+
+    private static final System.Logger LOG = System.getLogger(GrpcApi.class.getName());
+    private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
+
+    private final ProxySet proxies;
+
+    public GrpcApi(ProxySet proxies) {
+        this.proxies = proxies;
+    }
+
+    @Override
+    public void produce(ProdRq rq, StreamObserver<ProdRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            TopicNames.validate(rq.getTopic());
+            MessageKey key;
+            if (rq.getKeyUndefined()) {
+                key = MessageKey.ABSENT;
+            } else if (rq.getKeyValue().isEmpty()) {
+                key = MessageKey.EMPTY_WRITTEN_AS_NULL;
+            } else {
+                key = MessageKey.of(rq.getKeyValue().toByteArray());
+            }
+            ProduceRequest message = new ProduceRequest(rq.getTopic(), key, rq.getMessage().toByteArray(),
+                    headers(rq.getHeadersList()));
+            if (rq.getAsyncMode()) {
+                proxy.producer().produceAsync(message);
+                return ASYNC_RESPONSE;
+            }
+            ProduceResult result = proxy.producer().produceSync(message);
+            return ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build();
+        });
+    }
+
+    private static List<Header> headers(List<RecordHeader> headers) {
+        List<Header> result = new ArrayList<>(headers.size());
+        for (RecordHeader h : headers) {
+            result.add(new org.apache.kafka.common.header.internals.RecordHeader(h.getKey(),
+                    h.getValue().toByteArray()));
+        }
+        return result;
+    }
+
+    private static <T> void unary(StreamObserver<T> out, Supplier<T> call) {
+        T response;
+        try {
+            response = call.get();
+        } catch (PixyException e) {
+            out.onError(GrpcErrors.toStatus(e));
+            return;
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "gRPC call failed", e);
+            out.onError(GrpcErrors.toStatus(new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()))));
+            return;
+        }
+        out.onNext(response);
+        out.onCompleted();
+    }
+}

@@ -1,0 +1,36 @@
+package io.kafkapixy.server.http;
+
+import java.util.Map;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerResponse;
+import io.kafkapixy.errors.PixyException;
+
+/** The REST API's one error mapper: error kind → HTTP status, body {@code {"error": "<text>"}}. */
+final class HttpErrors {
+
+    private HttpErrors() {
+    }
+
+    static Status status(PixyException e) {
+        return switch (e.kind()) {
+            case UNKNOWN_CLUSTER, BAD_REQUEST -> Status.BAD_REQUEST_400;
+            case PRODUCE_UNKNOWN_TOPIC -> Status.NOT_FOUND_404;
+            case MESSAGE_TOO_LARGE -> Status.REQUEST_ENTITY_TOO_LARGE_413;
+            case SHUTTING_DOWN -> Status.SERVICE_UNAVAILABLE_503;
+            case INTERNAL -> Status.INTERNAL_SERVER_ERROR_500;
+        };
+    }
+
+    static void send(ServerResponse res, PixyException e) {
+        sendJson(res, status(e), Map.of("error", e.getMessage()));
+    }
+
+    static void sendJson(ServerResponse res, Status status, Object body) {
+        res.status(status);
+        res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "application/json"));
+        res.send(Json.bytes(body));
+    }
+}

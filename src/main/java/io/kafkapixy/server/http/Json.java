@@ -1,0 +1,20 @@
+package io.kafkapixy.server.http;
+
+import java.nio.charset.StandardCharsets;
+
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
+import jakarta.json.bind.JsonbConfig;
+
+/** The REST API's JSON writer: JSON-B, indented like the original's {@code json.MarshalIndent}. */
+final class Json {
+
+    private static final Jsonb JSONB = JsonbBuilder.create(new JsonbConfig().withFormatting(true));
+
+    private Json() {
+    }
+
+    static byte[] bytes(Object value) {
+        return JSONB.toJson(value).getBytes(StandardCharsets.UTF_8);
+    }
+}

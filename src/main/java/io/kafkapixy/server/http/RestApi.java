@@ -1,0 +1,87 @@
+package io.kafkapixy.server.http;
+
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Method;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.proxy.TopicNames;
+
+/**
+ * The REST API's routes (reference §1.1): every resource with and without the {@code /clusters/{cluster}} prefix,
+ * 405 with an empty body for a known path and another method, and Go's {@code 404 page not found} for the rest.
+ * Handlers resolve the cluster first, then parameters; domain errors go through {@link HttpErrors}.
+ */
+public final class RestApi {
+
+    private static final System.Logger LOG = System.getLogger(RestApi.class.getName());
+    private static final byte[] NOT_FOUND_BODY = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
+
+    private final ProxySet proxies;
+
+    public RestApi(ProxySet proxies) {
+        this.proxies = proxies;
+    }
+
+    /** Adds every route of the REST API to {@code routing}. */
+    public void register(HttpRouting.Builder routing) {
+        Set<String> paths = new LinkedHashSet<>();
+        ProduceHandler produce = new ProduceHandler();
+        resource(routing, paths, Method.POST, "/topics/{topic}/messages", (proxy, topic, req, res) ->
+                produce.handle(proxy, topic, req, res));
+        routing.get("/_ping", (req, res) -> res.send("pong"));
+        paths.add("/_ping");
+        for (String path : paths) {
+            routing.route(method -> true, io.helidon.http.PathMatchers.create(path), (req, res) -> {
+                res.status(Status.METHOD_NOT_ALLOWED_405).send();
+            });
+        }
+        routing.route(method -> true, io.helidon.http.PathMatchers.any(), (req, res) -> {
+            res.status(Status.NOT_FOUND_404);
+            res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
+            res.send(NOT_FOUND_BODY);
+        });
+    }
+
+    /** Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}. */
+    private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
+                          TopicHandler handler) {
+        Handler h = (req, res) -> call(handler, req, res);
+        routing.route(method, path, h);
+        routing.route(method, "/clusters/{cluster}" + path, h);
+        paths.add(path);
+        paths.add("/clusters/{cluster}" + path);
+    }
+
+    private void call(TopicHandler handler, ServerRequest req, ServerResponse res) {
+        try {
+            var params = req.path().pathParameters();
+            Proxy proxy = proxies.get(params.first("cluster").orElse(""));
+            String topic = params.get("topic");
+            TopicNames.validate(topic);
+            handler.handle(proxy, topic, req, res);
+        } catch (PixyException e) {
+            HttpErrors.send(res, e);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "Request failed: " + req.prologue(), e);
+            HttpErrors.send(res, new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()), e));
+        }
+    }
+
+    @FunctionalInterface
+    interface TopicHandler {
+        void handle(Proxy proxy, String topic, ServerRequest req, ServerResponse res);
+    }
+}

@@ -1,0 +1,135 @@
+package io.kafkapixy.producer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.kafkapixy.config.ProducerConfig;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.testing.TestKafka.Waits;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The producer's rules, on Kafka's MockProducer. End-to-end behaviour is in the server tests. */
+class PixyProducerTest {
+
+    private static final Cluster CLUSTER = new Cluster("c", List.of(), PartitionChooserTest.partitions(4),
+            Set.of(), Set.of());
+    private final MockProducer<byte[], byte[]> mock =
+            new MockProducer<>(CLUSTER, true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    private final TopicPartitions fourPartitions = topic -> PartitionChooserTest.partitions(4);
+
+    @Test
+    void aSyncProduceWritesKeyValueAndHeadersToTheHashedPartition() {
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        ProduceResult result = producer.produceSync(new ProduceRequest("t", MessageKey.of(bytes("bar")),
+                bytes("hello"), List.of(new RecordHeader("Foo", bytes("x")))));
+
+        assertEquals(2, result.partition());
+        ProducerRecord<byte[], byte[]> sent = mock.history().getFirst();
+        assertEquals(2, sent.partition());
+        assertArrayEquals(bytes("bar"), sent.key());
+        assertArrayEquals(bytes("hello"), sent.value());
+        assertArrayEquals(bytes("x"), sent.headers().lastHeader("Foo").value());
+    }
+
+    @Test
+    void theGrpcEmptyKeyIsHashedAsEmptyButWrittenAsNull() {
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        ProduceResult result = producer.produceSync(
+                new ProduceRequest("t", MessageKey.EMPTY_WRITTEN_AS_NULL, bytes("v"), List.of()));
+
+        assertEquals(3, result.partition());
+        assertNull(mock.history().getFirst().key());
+    }
+
+    @Test
+    void anEmptyRestKeyIsWrittenAsAnEmptyKey() {
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        producer.produceSync(new ProduceRequest("t", MessageKey.of(new byte[0]), bytes("v"), List.of()));
+
+        assertArrayEquals(new byte[0], mock.history().getFirst().key());
+        assertEquals(3, mock.history().getFirst().partition());
+    }
+
+    @Test
+    void aMessageOverMaxMessageBytesIsRefusedAndNothingIsSent() {
+        ProducerConfig small = new ProducerConfig(4096, 10, ProducerConfig.Compression.NONE, 0,
+                ProducerConfig.DEFAULT.flushFrequency(), false, ProducerConfig.DEFAULT.retryBackoff(), 1,
+                ProducerConfig.RequiredAcks.WAIT_FOR_ALL, ProducerConfig.DEFAULT.shutdownTimeout(),
+                ProducerConfig.Partitioner.HASH, ProducerConfig.DEFAULT.timeout());
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, small);
+
+        PixyException sync = assertThrows(PixyException.class, () -> producer.produceSync(
+                new ProduceRequest("t", MessageKey.ABSENT, new byte[11], List.of())));
+        PixyException async = assertThrows(PixyException.class, () -> producer.produceAsync(
+                new ProduceRequest("t", MessageKey.ABSENT, new byte[11], List.of())));
+
+        assertEquals(ErrorKind.MESSAGE_TOO_LARGE, sync.kind());
+        assertEquals(ErrorKind.MESSAGE_TOO_LARGE, async.kind());
+        assertEquals(PixyProducer.TOO_LARGE_TEXT, sync.getMessage());
+        assertTrue(mock.history().isEmpty());
+    }
+
+    @Test
+    void afterCloseEveryProduceIsRefusedAsShuttingDown() {
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        producer.close();
+        ProduceRequest rq = new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of());
+
+        PixyException sync = assertThrows(PixyException.class, () -> producer.produceSync(rq));
+        PixyException async = assertThrows(PixyException.class, () -> producer.produceAsync(rq));
+
+        assertEquals(ErrorKind.SHUTTING_DOWN, sync.kind());
+        assertEquals("service is shutting down", sync.getMessage());
+        assertEquals(ErrorKind.SHUTTING_DOWN, async.kind());
+    }
+
+    @Test
+    void aSyncProduceThatKafkaRejectsForAnUnknownTopicReportsTheOriginalsText() throws Exception {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
+        CompletableFuture<PixyException> failure = CompletableFuture.supplyAsync(() -> assertThrows(
+                PixyException.class, () -> producer.produceSync(
+                        new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()))));
+        Waits.until(Duration.ofSeconds(30), "the send", () -> !manual.history().isEmpty());
+        manual.errorNext(new UnknownTopicOrPartitionException("gone"));
+
+        PixyException e = failure.get(30, TimeUnit.SECONDS);
+        assertEquals(ErrorKind.PRODUCE_UNKNOWN_TOPIC, e.kind());
+        assertEquals("kafka server: Request was for a topic or partition that does not exist on this broker.",
+                e.getMessage());
+    }
+
+    @Test
+    void anAsyncProduceReturnsBeforeDeliveryAndADeliveryFailureIsOnlyLogged() {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
+
+        producer.produceAsync(new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()));
+
+        assertEquals(1, manual.history().size());
+        assertTrue(manual.errorNext(new RuntimeException("broker down")));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

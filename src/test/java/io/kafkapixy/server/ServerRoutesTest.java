@@ -1,0 +1,83 @@
+package io.kafkapixy.server;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.TestKafka;
+import mailgun.kafkapixy.ProdRq;
+import org.junit.jupiter.api.Test;
+
+import static io.kafkapixy.testing.JsonBodies.error;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Sockets, routing rules of reference §1.1 and the shutting-down answers of both APIs. */
+class ServerRoutesTest {
+
+    @Test
+    void pingAnswersPongAndUnknownRoutesAndMethodsGetGosAnswers() {
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(TestKafka.get().bootstrap()))) {
+            HttpResponse<String> ping = pixy.get("/_ping");
+            assertEquals(200, ping.statusCode());
+            assertEquals("pong", ping.body());
+
+            HttpResponse<String> unknown = pixy.get("/nothing/here");
+            assertEquals(404, unknown.statusCode());
+            assertEquals("404 page not found\n", unknown.body());
+            assertEquals(404, pixy.post("/topics/", "text/plain", "x").statusCode());
+            assertEquals(404, pixy.post("/topics/a/messages/", "text/plain", "x").statusCode());
+
+            HttpResponse<String> wrongMethod = pixy.send(HttpRequest.newBuilder(pixy.uri("/topics/a/messages"))
+                    .PUT(HttpRequest.BodyPublishers.ofString("x")));
+            assertEquals(405, wrongMethod.statusCode());
+            assertEquals("", wrongMethod.body());
+            assertEquals(405, pixy.send(HttpRequest.newBuilder(pixy.uri("/clusters/c/topics/a/messages"))
+                    .DELETE()).statusCode());
+            assertEquals(405, pixy.post("/_ping", "text/plain", "").statusCode());
+        }
+    }
+
+    @Test
+    void anEmptyAddressLeavesThatApiOut() {
+        PixyConfig base = RunningPixy.config(TestKafka.get().bootstrap());
+        PixyConfig grpcOnly = new PixyConfig("127.0.0.1:0", "", "", base.defaultCluster(), base.proxies(),
+                base.tls(), base.logging());
+        try (RunningPixy pixy = RunningPixy.start(grpcOnly)) {
+            assertTrue(pixy.app().server().restPort().isEmpty());
+            String topic = TestKafka.get().createTopic(TestKafka.uniqueTopic("grpconly"), 1);
+            assertEquals(0, pixy.grpc().produce(ProdRq.newBuilder().setTopic(topic)
+                    .setMessage(ByteString.copyFromUtf8("x")).build()).getOffset());
+        }
+        PixyConfig restOnly = new PixyConfig("", "127.0.0.1:0", "", base.defaultCluster(), base.proxies(),
+                base.tls(), base.logging());
+        try (RunningPixy pixy = RunningPixy.start(restOnly)) {
+            assertTrue(pixy.app().server().grpcPort().isEmpty());
+            assertEquals("pong", pixy.get("/_ping").body());
+        }
+    }
+
+    @Test
+    void whileShuttingDownBothApisRefuseToProduce() {
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(Map.of("default", TestKafka.get().bootstrap())))) {
+            pixy.app().proxies().close();
+
+            HttpResponse<String> sync = pixy.post("/topics/t/messages?sync", "text/plain", "x");
+            HttpResponse<String> async = pixy.post("/topics/t/messages", "text/plain", "x");
+            StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().produce(
+                    ProdRq.newBuilder().setTopic("t").setMessage(ByteString.copyFromUtf8("x")).build()));
+
+            assertEquals(503, sync.statusCode());
+            assertEquals("service is shutting down", error(sync.body()));
+            assertEquals(503, async.statusCode());
+            assertEquals(Status.Code.UNAVAILABLE, grpc.getStatus().getCode());
+            assertEquals("service is shutting down", grpc.getStatus().getDescription());
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.kafkapixy.testing;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.kafkapixy.Application;
+import io.kafkapixy.config.LoggingConfig;
+import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.config.ProxyConfig;
+import io.kafkapixy.config.ServerTlsConfig;
+import mailgun.kafkapixy.KafkaPixyGrpc;
+
+/**
+ * A Kafka-Pixy started in the test JVM exactly as {@code Main} starts it, on free ports, plus clients for it: a JDK
+ * HTTP client and a gRPC blocking stub generated from the original proto.
+ */
+public final class RunningPixy implements AutoCloseable {
+
+    private final Application app;
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    private ManagedChannel channel;
+
+    private RunningPixy(Application app) {
+        this.app = app;
+    }
+
+    public static RunningPixy start(PixyConfig config) {
+        return new RunningPixy(Application.start(config));
+    }
+
+    /** One cluster named {@code default} on the shared test broker, everything else as the original's defaults. */
+    public static PixyConfig config(String bootstrap) {
+        return config(Map.of("default", bootstrap));
+    }
+
+    /** Clusters by name (first is the default) with all defaults except the brokers. */
+    public static PixyConfig config(Map<String, String> clusters) {
+        Map<String, ProxyConfig> proxies = new LinkedHashMap<>();
+        clusters.forEach((name, bootstrap) -> proxies.put(name, proxy(bootstrap)));
+        return new PixyConfig("127.0.0.1:0", "127.0.0.1:0", "", proxies.keySet().iterator().next(), proxies,
+                ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
+    }
+
+    public static ProxyConfig proxy(String bootstrap) {
+        ProxyConfig p = ProxyConfig.defaults("kp_test_" + ProcessHandle.current().pid());
+        return p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap)));
+    }
+
+    public Application app() {
+        return app;
+    }
+
+    public URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + app.server().restPort().orElseThrow() + pathAndQuery);
+    }
+
+    public int restPort() {
+        return app.server().restPort().orElseThrow();
+    }
+
+    public HttpResponse<String> send(HttpRequest.Builder request) {
+        try {
+            return http.send(request.timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError("HTTP request failed: " + e, e);
+        }
+    }
+
+    public HttpResponse<String> post(String pathAndQuery, String contentType, String body) {
+        HttpRequest.Builder rq = HttpRequest.newBuilder(uri(pathAndQuery))
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            rq.header("Content-Type", contentType);
+        }
+        return send(rq);
+    }
+
+    public HttpResponse<String> get(String pathAndQuery) {
+        return send(HttpRequest.newBuilder(uri(pathAndQuery)).GET());
+    }
+
+    public synchronized KafkaPixyGrpc.KafkaPixyBlockingStub grpc() {
+        if (channel == null) {
+            channel = ManagedChannelBuilder.forAddress("127.0.0.1", app.server().grpcPort().orElseThrow())
+                    .usePlaintext().build();
+        }
+        return KafkaPixyGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        if (channel != null) {
+            channel.shutdownNow();
+        }
+        app.close();
+    }
+}

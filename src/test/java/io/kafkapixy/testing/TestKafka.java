@@ -1,0 +1,181 @@
+package io.kafkapixy.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.kafkapixy.embedded.EmbeddedKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.kafka.KafkaContainer;
+
+/**
+ * The Kafka broker the end-to-end tests run against, one per test JVM, in this order of preference: an external
+ * broker named by {@code -Dkafka.bootstrap=host:port} (or env {@code KAFKA_BOOTSTRAP}), Testcontainers' Kafka when
+ * a Docker engine answers, else an embedded KRaft broker. Also the tests' independent view of Kafka: a plain
+ * Admin client and consumer, never the proxy.
+ */
+public final class TestKafka {
+
+    private static volatile TestKafka shared;
+
+    private final String bootstrap;
+    private final String kind;
+    private final Admin admin;
+
+    private TestKafka(String bootstrap, String kind) {
+        this.bootstrap = bootstrap;
+        this.kind = kind;
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        this.admin = Admin.create(p);
+    }
+
+    /** The shared broker, started on first use and stopped when the test JVM exits. */
+    public static synchronized TestKafka get() {
+        if (shared == null) {
+            shared = start();
+        }
+        return shared;
+    }
+
+    private static TestKafka start() {
+        String external = System.getProperty("kafka.bootstrap", System.getenv("KAFKA_BOOTSTRAP"));
+        if (external != null && !external.isBlank()) {
+            return new TestKafka(external, "external");
+        }
+        if (dockerAvailable()) {
+            KafkaContainer container = new KafkaContainer("apache/kafka:4.1.0");
+            container.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(container::stop));
+            return new TestKafka(container.getBootstrapServers(), "testcontainers");
+        }
+        EmbeddedKafka kafka = EmbeddedKafka.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(kafka::close));
+        return new TestKafka(kafka.bootstrapServers(), "embedded");
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    public String bootstrap() {
+        return bootstrap;
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    /** Creates a topic and waits until all its partitions have a leader. */
+    public String createTopic(String name, int partitions) {
+        try {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            Waits.until(Duration.ofSeconds(30), "leaders of " + name, () -> {
+                try {
+                    var d = admin.describeTopics(List.of(name)).allTopicNames().get().get(name);
+                    return d.partitions().size() == partitions
+                           && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            return name;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create topic " + name, e);
+        }
+    }
+
+    /** Reads the record at {@code offset} of a partition with a plain consumer (no group). */
+    public ConsumerRecord<byte[], byte[]> read(String topic, int partition, long offset) {
+        List<ConsumerRecord<byte[], byte[]>> records = readFrom(topic, partition, offset, 1);
+        return records.getFirst();
+    }
+
+    /** Reads {@code count} records from {@code offset} of a partition with a plain consumer (no group). */
+    public List<ConsumerRecord<byte[], byte[]>> readFrom(String topic, int partition, long offset, int count) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, offset);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (records.size() < count && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).records(tp).forEach(records::add);
+            }
+            if (records.size() < count) {
+                throw new AssertionError("expected " + count + " records at " + tp + "@" + offset + ", got "
+                                         + records.size());
+            }
+            return records.subList(0, count);
+        }
+    }
+
+    /** End offsets of every partition of a topic, by partition id. */
+    public Map<Integer, Long> endOffsets(String topic, int partitions) {
+        try (KafkaConsumer<byte[], byte[]> consumer = consumer()) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                tps.add(new TopicPartition(topic, i));
+            }
+            Map<Integer, Long> result = new java.util.TreeMap<>();
+            consumer.endOffsets(tps, Duration.ofSeconds(30)).forEach((tp, o) -> result.put(tp.partition(), o));
+            return result;
+        }
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return new KafkaConsumer<>(p);
+    }
+
+    /** A unique topic name for one test. */
+    public static String uniqueTopic(String prefix) {
+        return prefix + "-" + Long.toHexString(System.nanoTime());
+    }
+
+    /** Waits for a condition, polling; fails with {@code what} when time runs out. */
+    public static final class Waits {
+        private Waits() {
+        }
+
+        public static void until(Duration timeout, String what, Supplier<Boolean> condition) {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!condition.get()) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("timed out waiting for " + what);
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted waiting for " + what);
+                }
+            }
+        }
+    }
+}
