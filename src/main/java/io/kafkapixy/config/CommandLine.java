@@ -50,6 +50,11 @@ public final class CommandLine {
         define("clientCertFile", Kind.STRING, "PEM client certificate for Kafka TLS (kafka.client_certificate_file)");
         define("clientCertKeyFile", Kind.STRING, "PEM client key for Kafka TLS (kafka.client_key_file)");
         define("insecureTLS", Kind.BOOL, "do not verify Kafka's TLS certificate (kafka.insecure)");
+        // Not in the original: the quick start's broker inside this JVM.
+        define("embeddedKafka", Kind.BOOL,
+                "start a single-node Kafka broker in this process and point the default cluster at it");
+        define("embeddedKafkaDir", Kind.STRING,
+                "data directory of the embedded broker, kept across restarts (default: a temporary directory)");
     }
 
     private static void define(String name, Kind kind, String usage) {
@@ -59,15 +64,17 @@ public final class CommandLine {
     private final Map<String, String> strings;
     private final boolean kafkaTls;
     private final boolean insecureTls;
+    private final boolean embeddedKafka;
     private final boolean helpRequested;
     private final List<String> arguments;
     private final Optional<List<LoggingConfig>> logging;
 
-    private CommandLine(Map<String, String> strings, boolean kafkaTls, boolean insecureTls, boolean helpRequested,
-                        List<String> arguments) {
+    private CommandLine(Map<String, String> strings, boolean kafkaTls, boolean insecureTls, boolean embeddedKafka,
+                        boolean helpRequested, List<String> arguments) {
         this.strings = Map.copyOf(strings);
         this.kafkaTls = kafkaTls;
         this.insecureTls = insecureTls;
+        this.embeddedKafka = embeddedKafka;
         this.helpRequested = helpRequested;
         this.arguments = List.copyOf(arguments);
         this.logging = loggingJson().map(CommandLine::parseLogging);
@@ -83,6 +90,7 @@ public final class CommandLine {
         Map<String, String> strings = new LinkedHashMap<>();
         boolean kafkaTls = false;
         boolean insecureTls = false;
+        boolean embeddedKafka = false;
         boolean help = false;
         int i = 0;
         while (i < args.length) {
@@ -116,10 +124,10 @@ public final class CommandLine {
             }
             if (flag.kind() == Kind.BOOL) {
                 boolean on = value == null || parseBool(value, name);
-                if (name.equals("tls")) {
-                    kafkaTls = on;
-                } else {
-                    insecureTls = on;
+                switch (name) {
+                    case "tls" -> kafkaTls = on;
+                    case "insecureTLS" -> insecureTls = on;
+                    default -> embeddedKafka = on;
                 }
                 continue;
             }
@@ -135,7 +143,7 @@ public final class CommandLine {
                 strings.put(name, value);
             }
         }
-        return new CommandLine(strings, kafkaTls, insecureTls, help,
+        return new CommandLine(strings, kafkaTls, insecureTls, embeddedKafka, help,
                 Arrays.asList(args).subList(Math.min(i, args.length), args.length));
     }
 
@@ -215,6 +223,16 @@ public final class CommandLine {
 
     public boolean insecureTls() {
         return insecureTls;
+    }
+
+    /** {@code -embeddedKafka}: run a broker in this process for the default cluster (this project's own flag). */
+    public boolean embeddedKafka() {
+        return embeddedKafka;
+    }
+
+    /** {@code -embeddedKafkaDir}: where the embedded broker keeps its data. */
+    public Optional<Path> embeddedKafkaDir() {
+        return Optional.ofNullable(strings.get("embeddedKafkaDir")).map(Path::of);
     }
 
     public Optional<String> caCertFile() {

@@ -290,4 +290,14 @@ class CommandLineTest {
                 assertThrows(ConfigException.class,
                         () -> CommandLine.parse("-config", file.toString()).loadConfig(ID)).getMessage());
     }
+
+    @Test
+    void theEmbeddedBrokerIsOnlyStartedWhenAskedFor() {
+        assertFalse(CommandLine.parse("-config", "x.yaml").embeddedKafka());
+        assertTrue(CommandLine.parse("-embeddedKafka").embeddedKafka());
+        assertTrue(CommandLine.parse("--embeddedKafka=true", "-embeddedKafkaDir", "/tmp/k").embeddedKafka());
+        assertEquals(Optional.of(Path.of("/tmp/k")),
+                CommandLine.parse("-embeddedKafka", "--embeddedKafkaDir=/tmp/k").embeddedKafkaDir());
+        assertEquals(Optional.empty(), CommandLine.parse("-embeddedKafka").embeddedKafkaDir());
+    }
 }

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The producer's rules, on Kafka's MockProducer. End-to-end behaviour is in the server tests. */
 class PixyProducerTest {
 
-    private static final Cluster CLUSTER = new Cluster("c", List.of(), PartitionChooserTest.partitions(4),
+    private static final Cluster CLUSTER = new Cluster("c", List.of(new org.apache.kafka.common.Node(1, "localhost", 9092)),
+            PartitionChooserTest.partitions(4),
             Set.of(), Set.of());
     private final MockProducer<byte[], byte[]> mock =
             new MockProducer<>(CLUSTER, true, null, new ByteArraySerializer(), new ByteArraySerializer());
