@@ -1,97 +1,18 @@
 package io.kafkapixy;
 
-import java.io.IOException;
-import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import io.helidon.logging.common.LogConfig;
-import io.kafkapixy.config.ClientIds;
-import io.kafkapixy.config.CommandLine;
-import io.kafkapixy.config.ConfigException;
-import io.kafkapixy.config.PixyConfig;
-import io.kafkapixy.config.ProxyConfig;
-import io.kafkapixy.embedded.EmbeddedKafka;
-
 /**
- * The command line entry point: the original's flags and config file (reference §3.5), plus
- * {@code -embeddedKafka [-embeddedKafkaDir DIR]}, which starts a single-node broker in this JVM and points the
- * default cluster at it (the quick start). Without {@code -embeddedKafka} no broker is started.
+ * The command line entry point. It only installs the {@link ShutdownSafeLogManager} (which must happen before any
+ * class touches logging) and hands over to {@link Launcher}.
  */
 public final class Main {
-
-    private static final System.Logger LOG = System.getLogger(Main.class.getName());
 
     private Main() {
     }
 
     public static void main(String[] args) {
-        LogConfig.configureRuntime();
-        PixyConfig config;
-        CommandLine cli;
-        try {
-            cli = CommandLine.parse(args);
-            if (cli.helpRequested()) {
-                System.err.print(CommandLine.usage());
-                System.exit(0);
-                return;
-            }
-            config = cli.loadConfig(ClientIds.generate());
-        } catch (ConfigException | IllegalArgumentException e) {
-            System.err.println("Failed to load config: err=(" + e.getMessage() + ")");
-            System.exit(1);
-            return;
+        if (System.getProperty("java.util.logging.manager") == null) {
+            System.setProperty("java.util.logging.manager", ShutdownSafeLogManager.class.getName());
         }
-        EmbeddedKafka kafka = null;
-        if (cli.embeddedKafka()) {
-            kafka = EmbeddedKafka.start(cli.embeddedKafkaDir().orElse(null), 0);
-            config = withDefaultClusterAt(config, kafka.bootstrapServers());
-            LOG.log(Level.INFO, "Embedded Kafka broker started: {0}", kafka.bootstrapServers());
-        }
-        LOG.log(Level.INFO, "Starting with config: {0}", config);
-        Application app;
-        try {
-            app = Application.start(config);
-        } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "Failed to start service: err=(" + e.getMessage() + ")");
-            if (kafka != null) {
-                kafka.close();
-            }
-            System.exit(1);
-            return;
-        }
-        cli.pidFile().ifPresent(Main::writePid);
-        EmbeddedKafka broker = kafka;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.log(Level.INFO, "Stopping");
-            app.close();
-            if (broker != null) {
-                broker.close();
-            }
-            LOG.log(Level.INFO, "Stopped");
-        }, "kafka-pixy-shutdown"));
-        LOG.log(Level.INFO, "Kafka-Pixy started: rest={0}, grpc={1}",
-                app.server().restPort().map(String::valueOf).orElse("off"),
-                app.server().grpcPort().map(String::valueOf).orElse("off"));
-    }
-
-    static PixyConfig withDefaultClusterAt(PixyConfig config, String bootstrap) {
-        Map<String, ProxyConfig> proxies = new LinkedHashMap<>(config.proxies());
-        ProxyConfig p = proxies.get(config.defaultCluster());
-        proxies.put(config.defaultCluster(), p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap))));
-        return new PixyConfig(config.grpcAddr(), config.tcpAddr(), config.unixAddr(), config.defaultCluster(),
-                proxies, config.tls(), config.logging());
-    }
-
-    private static void writePid(Path file) {
-        try {
-            Files.writeString(file, Long.toString(ProcessHandle.current().pid()), StandardCharsets.US_ASCII);
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "Failed to write pid file " + file + ": " + e.getMessage());
-        }
+        Launcher.run(args);
     }
 }

@@ -253,6 +253,27 @@ class RestProduceTest {
     }
 
     @Test
+    void aBodyShorterThanItsContentLengthIsRefusedAndNothingIsWritten() {
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("short"), 1);
+        String rs = RawHttp.exchange(pixy.restPort(), "POST /topics/" + topic + "/messages?sync HTTP/1.1\r\n"
+                + "Host: localhost\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n"
+                + "Connection: close\r\n\r\nhello");
+
+        assertEquals(400, RawHttp.status(rs));
+        assertEquals("failed to read message: unexpected EOF", error(RawHttp.body(rs)));
+        assertEquals(0L, kafka.endOffsets(topic, 1).get(0));
+    }
+
+    @Test
+    void aContentLengthThatIsNotANumberIsABadRequest() {
+        String rs = RawHttp.exchange(pixy.restPort(), "POST /topics/" + topic4 + "/messages?sync HTTP/1.1\r\n"
+                + "Host: localhost\r\nContent-Type: text/plain\r\nContent-Length: abc\r\n"
+                + "Connection: close\r\n\r\nhello");
+
+        assertEquals(400, RawHttp.status(rs));
+    }
+
+    @Test
     void anUnknownClusterIsRefusedBeforeAnythingElse() {
         HttpResponse<String> rs = pixy.post("/clusters/nope/topics/" + topic4 + "/messages", "bad/type", "x");
 

@@ -1,7 +1,6 @@
 package io.kafkapixy.server.http;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -93,8 +92,10 @@ final class ProduceHandler {
         }
         try (var in = req.content().inputStream()) {
             return in.readAllBytes();
-        } catch (IOException | UncheckedIOException e) {
-            throw PixyException.badRequest("failed to read message: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            // The client sent less than it announced, or went away: Go's reader calls that an unexpected EOF.
+            String reason = e.getMessage() == null ? "unexpected EOF" : e.getMessage();
+            throw PixyException.badRequest("failed to read message: " + reason);
         }
     }
 

@@ -1,0 +1,224 @@
+package io.kafkapixy;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.kafkapixy.testing.JsonBodies;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonObject;
+import mailgun.kafkapixy.KafkaPixyGrpc;
+import mailgun.kafkapixy.ProdRq;
+import mailgun.kafkapixy.ProdRs;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The packaged {@code target/kafka-pixy.jar} started as a user starts it, in its own process: with
+ * {@code -embeddedKafka} (the README's quick start) and with the original's {@code -config FILE}. Run by Failsafe
+ * after {@code package}.
+ */
+class PackagedJarIT {
+
+    private static final Pattern EMBEDDED = Pattern.compile("Embedded Kafka broker started: (\\S+)");
+
+    @Test
+    void theQuickStartCommandServesRestAndGrpcOnAnEmbeddedBroker(@TempDir Path dir) throws Exception {
+        int rest = freePort();
+        int grpc = freePort();
+        Path pidFile = dir.resolve("pid");
+        Path log = dir.resolve("out.log");
+        Process process = launch(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest, "-grpcAddr",
+                "127.0.0.1:" + grpc, "-pidFile", pidFile.toString());
+        try {
+            awaitPing(process, rest, log);
+            assertEquals(Long.toString(process.pid()), Files.readString(pidFile));
+            Matcher m = EMBEDDED.matcher(Files.readString(log));
+            assertTrue(m.find(), "the log names the embedded broker");
+            String bootstrap = m.group(1);
+
+            JsonObject restRs = JsonBodies.object(post(rest, "/topics/quick/messages?key=bar&sync", "via curl"));
+            assertArrayEquals(bytes("via curl"), read(bootstrap, "quick", restRs.getInt("partition"),
+                    restRs.getJsonNumber("offset").longValue()).value());
+
+            ProdRs grpcRs = produceGrpc(grpc, ProdRq.newBuilder().setTopic("quick")
+                    .setMessage(ByteString.copyFromUtf8("via grpc")).build());
+            assertArrayEquals(bytes("via grpc"), read(bootstrap, "quick", grpcRs.getPartition(),
+                    grpcRs.getOffset()).value());
+        } finally {
+            stop(process);
+        }
+        assertTrue(Files.readString(log).contains("Stopped"), "SIGTERM stops the proxy cleanly");
+    }
+
+    @Test
+    void theOriginalsConfigFileAndFlagsStartTheProxyOnTheNamedBrokers(@TempDir Path dir) throws Exception {
+        TestKafka kafka = TestKafka.get();
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("jar"), 4);
+        int rest = freePort();
+        int grpc = freePort();
+        Path config = dir.resolve("kafka-pixy.yaml");
+        Files.writeString(config, """
+                grpc_addr: 127.0.0.1:1
+                tcp_addr: 127.0.0.1:%d
+                proxies:
+                  main:
+                    kafka:
+                      seed_peers: [%s]
+                    producer:
+                      flush_frequency: 10ms
+                  other:
+                    kafka:
+                      seed_peers: [%s]
+                """.formatted(rest, kafka.bootstrap(), kafka.bootstrap()));
+        Path log = dir.resolve("out.log");
+        Process process = launch(log, "-config", config.toString(), "--grpcAddr=127.0.0.1:" + grpc);
+        try {
+            awaitPing(process, rest, log);
+            assertTrue(!Files.readString(log).contains("Embedded Kafka broker started"));
+
+            JsonObject viaDefault = JsonBodies.object(post(rest, "/topics/" + topic + "/messages?key=foo&sync", "a"));
+            assertEquals(1, viaDefault.getInt("partition"));
+            JsonObject viaName = JsonBodies.object(post(rest, "/clusters/other/topics/" + topic
+                                                              + "/messages?key=foo&sync", "b"));
+            assertEquals(viaDefault.getJsonNumber("offset").longValue() + 1,
+                    viaName.getJsonNumber("offset").longValue());
+            ProdRs rs = produceGrpc(grpc, ProdRq.newBuilder().setCluster("other").setTopic(topic)
+                    .setKeyValue(ByteString.copyFromUtf8("foo")).setMessage(ByteString.copyFromUtf8("c")).build());
+            assertEquals(1, rs.getPartition());
+            assertArrayEquals(bytes("c"), kafka.read(topic, 1, rs.getOffset()).value());
+        } finally {
+            stop(process);
+        }
+    }
+
+    @Test
+    void anInvalidConfigFileStopsStartupWithTheReason(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "proxies:\n  a:\n    producer:\n      retry_max: 0\n");
+        Path log = dir.resolve("out.log");
+        Process process = launch(log, "-config", config.toString());
+
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.exitValue());
+        assertTrue(Files.readString(log).contains("Failed to load config: err=(invalid config parameter: "
+                + "invalid config, cluster=a: producer.retry_max must be > 0)"), Files.readString(log));
+    }
+
+    private static Process launch(Path log, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
+        command.add("-Xmx512m");
+        command.add("-jar");
+        command.add(System.getProperty("pixy.jar", "target/kafka-pixy.jar"));
+        command.addAll(Arrays.asList(args));
+        command.removeIf(String::isEmpty);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static void awaitPing(Process process, int port, Path log) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError("the proxy exited: " + Files.readString(log));
+            }
+            try {
+                HttpResponse<String> rs = client.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/_ping")).build(), HttpResponse.BodyHandlers.ofString());
+                if (rs.statusCode() == 200 && rs.body().equals("pong")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the proxy did not answer /_ping: " + Files.readString(log));
+    }
+
+    private static String post(int port, String pathAndQuery, String body) throws Exception {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpResponse<String> rs = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                + pathAndQuery)).header("Content-Type", "text/plain").timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, rs.statusCode(), rs.body());
+        return rs.body();
+    }
+
+    private static ProdRs produceGrpc(int port, ProdRq rq) {
+        ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
+        try {
+            return KafkaPixyGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS).produce(rq);
+        } finally {
+            channel.shutdownNow();
+        }
+    }
+
+    private static ConsumerRecord<byte[], byte[]> read(String bootstrap, String topic, int partition, long offset) {
+        Properties p = new Properties();
+        p.putAll(Map.of("bootstrap.servers", bootstrap,
+                "key.deserializer", ByteArrayDeserializer.class.getName(),
+                "value.deserializer", ByteArrayDeserializer.class.getName()));
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            consumer.assign(List.of(tp));
+            consumer.seek(tp, offset);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline) {
+                var records = consumer.poll(Duration.ofMillis(200)).records(tp);
+                if (!records.isEmpty()) {
+                    return records.getFirst();
+                }
+            }
+            throw new AssertionError("no record at " + tp + "@" + offset);
+        }
+    }
+
+    private static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
