@@ -13,6 +13,7 @@ import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
@@ -66,18 +67,13 @@ final class KafkaTopicPartitions implements TopicPartitions {
 
     private boolean exists(String topic) {
         try {
-            admin.describeTopics(List.of(topic)).allTopicNames().get(adminTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            await(admin.describeTopics(List.of(topic)).allTopicNames());
             return true;
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return false;
             }
             throw internal(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw internal(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw internal(e);
         }
     }
 
@@ -87,17 +83,22 @@ final class KafkaTopicPartitions implements TopicPartitions {
             return cached;
         }
         try {
-            long timeout = adminTimeout.toMillis();
-            Node node = admin.describeCluster().nodes().get(timeout, TimeUnit.MILLISECONDS).iterator().next();
+            Node node = await(admin.describeCluster().nodes()).iterator().next();
             ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, node.idString());
-            Map<ConfigResource, Config> configs =
-                    admin.describeConfigs(List.of(broker)).all().get(timeout, TimeUnit.MILLISECONDS);
+            Map<ConfigResource, Config> configs = await(admin.describeConfigs(List.of(broker)).all());
             var entry = configs.get(broker).get("auto.create.topics.enable");
             boolean autoCreate = entry == null || Boolean.parseBoolean(entry.value());
             brokersAutoCreate = autoCreate;
             return autoCreate;
         } catch (ExecutionException e) {
             throw internal(e.getCause());
+        }
+    }
+
+    /** Waits up to the admin timeout; a timeout or an interrupt is an internal error. */
+    private <T> T await(KafkaFuture<T> future) throws ExecutionException {
+        try {
+            return future.get(adminTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw internal(e);
         } catch (InterruptedException e) {

@@ -1,15 +1,13 @@
 package io.kafkapixy.server;
 
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.kafkapixy.embedded.EmbeddedKafka;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
+import io.kafkapixy.testing.TwoClusters;
 import mailgun.kafkapixy.ProdRq;
 import mailgun.kafkapixy.ProdRs;
 import mailgun.kafkapixy.RecordHeader;
@@ -27,25 +25,21 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class GrpcProduceTest {
 
     private static TestKafka kafka;
-    private static EmbeddedKafka strict;
+    private static TwoClusters clusters;
     private static RunningPixy pixy;
     private static String topic4;
 
     @BeforeAll
     static void start() {
         kafka = TestKafka.get();
-        strict = EmbeddedKafka.start(Map.of("auto.create.topics.enable", "false"));
-        Map<String, String> clusters = new LinkedHashMap<>();
-        clusters.put("default", kafka.bootstrap());
-        clusters.put("strict", strict.bootstrapServers());
-        pixy = RunningPixy.start(RunningPixy.config(clusters));
+        clusters = TwoClusters.start();
+        pixy = clusters.pixy();
         topic4 = kafka.createTopic(TestKafka.uniqueTopic("grpc4"), 4);
     }
 
     @AfterAll
     static void stop() {
-        pixy.close();
-        strict.close();
+        clusters.close();
     }
 
     @Test

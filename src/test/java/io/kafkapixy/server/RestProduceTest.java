@@ -5,13 +5,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.kafkapixy.embedded.EmbeddedKafka;
 import io.kafkapixy.testing.RawHttp;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
+import io.kafkapixy.testing.TwoClusters;
 import jakarta.json.JsonObject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -36,25 +35,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 class RestProduceTest {
 
     private static TestKafka kafka;
-    private static EmbeddedKafka strict;
+    private static TwoClusters clusters;
     private static RunningPixy pixy;
     private static String topic4;
 
     @BeforeAll
     static void start() {
         kafka = TestKafka.get();
-        strict = EmbeddedKafka.start(Map.of("auto.create.topics.enable", "false"));
-        Map<String, String> clusters = new LinkedHashMap<>();
-        clusters.put("default", kafka.bootstrap());
-        clusters.put("strict", strict.bootstrapServers());
-        pixy = RunningPixy.start(RunningPixy.config(clusters));
+        clusters = TwoClusters.start();
+        pixy = clusters.pixy();
         topic4 = kafka.createTopic(TestKafka.uniqueTopic("rest4"), 4);
     }
 
     @AfterAll
     static void stop() {
-        pixy.close();
-        strict.close();
+        clusters.close();
     }
 
     @Test
@@ -285,7 +280,7 @@ class RestProduceTest {
     void aClusterNamedInThePathGetsTheMessage() {
         String topic = "strict-" + Long.toHexString(System.nanoTime());
         try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers",
-                strict.bootstrapServers()))) {
+                clusters.strictBootstrap()))) {
             admin.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1)))
                     .all().get(30, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -298,7 +293,7 @@ class RestProduceTest {
         assertEquals(200, rs.statusCode(), rs.body());
         assertEquals(0, object(rs.body()).getJsonNumber("offset").longValue());
         try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>(Map.of(
-                "bootstrap.servers", strict.bootstrapServers(),
+                "bootstrap.servers", clusters.strictBootstrap(),
                 "key.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer",
                 "value.deserializer", "org.apache.kafka.common.serialization.ByteArrayDeserializer"))) {
             var tp = new org.apache.kafka.common.TopicPartition(topic, 0);
