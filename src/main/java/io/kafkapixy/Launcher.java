@@ -48,7 +48,21 @@ final class Launcher {
         }
         EmbeddedKafka kafka = null;
         if (cli.embeddedKafka()) {
-            kafka = EmbeddedKafka.start(cli.embeddedKafkaDir().orElse(null), 0);
+            if (cli.configFile().isPresent() || !cli.kafkaPeers().isEmpty()) {
+                // A config or -kafkaPeers names real brokers; silently replacing them would send messages to a
+                // broker that disappears with this process.
+                System.err.println("Failed to load config: err=(-embeddedKafka cannot be combined with -config or "
+                                   + "-kafkaPeers: they name the brokers to use)");
+                System.exit(1);
+                return;
+            }
+            try {
+                kafka = EmbeddedKafka.start(cli.embeddedKafkaDir().orElse(null), 0);
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "Failed to start service: err=(" + e.getMessage() + ")");
+                System.exit(1);
+                return;
+            }
             config = withDefaultClusterAt(config, kafka.bootstrapServers());
             LOG.log(Level.INFO, "Embedded Kafka broker started: {0}", kafka.bootstrapServers());
         }

@@ -132,6 +132,19 @@ class PackagedJarIT {
                 + "invalid config, cluster=a: producer.retry_max must be > 0)"), Files.readString(log));
     }
 
+    @Test
+    void theEmbeddedBrokerIsRefusedWhenAConfigNamesTheBrokers(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("real.yaml");
+        Files.writeString(config, "proxies:\n  a:\n    kafka:\n      seed_peers: [kafka-1:9092]\n");
+        Path log = dir.resolve("out.log");
+        Process process = launch(log, "-embeddedKafka", "-config", config.toString());
+
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.exitValue());
+        assertTrue(Files.readString(log).contains("-embeddedKafka cannot be combined with -config"),
+                Files.readString(log));
+    }
+
     private static Process launch(Path log, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -15,6 +15,14 @@ public enum ErrorKind {
     MESSAGE_TOO_LARGE,
     /** The proxy is stopping: 503 / UNAVAILABLE. */
     SHUTTING_DOWN,
+    /** The consumer is disabled by configuration: 503 / UNAVAILABLE. */
+    DISABLED,
+    /** No message within the long-polling timeout: 408 / NOT_FOUND. */
+    LONG_POLL_TIMEOUT,
+    /** Too many consume requests queued for a group or group-topic: 429 / RESOURCE_EXHAUSTED. */
+    TOO_MANY_REQUESTS,
+    /** An ack that cannot be applied: 500 / UNKNOWN (the original sends the non-standard gRPC code 500). */
+    ACK_FAILED,
     /** Anything else that failed on the way to Kafka: 500 / INTERNAL. */
     INTERNAL
 }

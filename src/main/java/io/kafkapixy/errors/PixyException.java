@@ -28,6 +28,25 @@ public final class PixyException extends RuntimeException {
         return new PixyException(ErrorKind.BAD_REQUEST, message);
     }
 
+    /** sarama's text for {@code MESSAGE_TOO_LARGE}, which the original sends to clients. */
+    public static PixyException messageTooLarge() {
+        return new PixyException(ErrorKind.MESSAGE_TOO_LARGE,
+                "kafka server: Message was too large, server rejected it to avoid allocation error.");
+    }
+
+    public static PixyException disabled() {
+        return new PixyException(ErrorKind.DISABLED, "service is disabled by configuration");
+    }
+
+    public static PixyException longPollTimeout() {
+        return new PixyException(ErrorKind.LONG_POLL_TIMEOUT, "long polling timeout");
+    }
+
+    public static PixyException tooManyRequests() {
+        return new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many requests. Consider increasing "
+                + "`consumer.channel_buffer_size` (https://github.com/mailgun/kafka-pixy/blob/master/default.yaml#L43)");
+    }
+
     public static PixyException shuttingDown() {
         return new PixyException(ErrorKind.SHUTTING_DOWN, SHUTTING_DOWN_TEXT);
     }

@@ -65,6 +65,11 @@ final class KafkaTopicPartitions implements TopicPartitions {
         }
     }
 
+    @Override
+    public void forget(String topic) {
+        known.remove(topic);
+    }
+
     private boolean exists(String topic) {
         try {
             await(admin.describeTopics(List.of(topic)).allTopicNames());

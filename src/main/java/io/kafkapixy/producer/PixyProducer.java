@@ -29,10 +29,6 @@ public final class PixyProducer implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(PixyProducer.class.getName());
 
-    /** sarama's text for {@code MESSAGE_TOO_LARGE}, which the original sends to clients. */
-    static final String TOO_LARGE_TEXT =
-            "kafka server: Message was too large, server rejected it to avoid allocation error.";
-
     private final Producer<byte[], byte[]> kafka;
     private final TopicPartitions topics;
     private final PartitionChooser chooser;
@@ -59,7 +55,7 @@ public final class PixyProducer implements AutoCloseable {
             RecordMetadata md = sent.get();
             return new ProduceResult(md.partition(), md.offset());
         } catch (ExecutionException e) {
-            throw failure(e.getCause());
+            throw failure(rq.topic(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PixyException(ErrorKind.INTERNAL, "interrupted while producing", e);
@@ -67,22 +63,26 @@ public final class PixyProducer implements AutoCloseable {
     }
 
     /**
-     * Hands the message to the producer and returns; failures to deliver are logged. Fails only when the message
-     * cannot be accepted at all (too large, shutting down).
+     * Hands the message to the producer and returns once it is in the producer's buffer; later delivery failures
+     * are logged, as the original does. A message that cannot even be buffered (too large, shutting down, unknown
+     * topic, buffer full for {@code net.dial_timeout}) fails here, so it is never answered as accepted.
      */
     public void produceAsync(ProduceRequest rq) {
-        try {
-            send(rq, (md, error) -> {
-                if (error != null) {
-                    LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
-                            error.getMessage());
-                }
-            });
-        } catch (PixyException e) {
-            if (e.kind() == ErrorKind.MESSAGE_TOO_LARGE || e.kind() == ErrorKind.SHUTTING_DOWN) {
-                throw e;
+        Future<RecordMetadata> sent = send(rq, (md, error) -> {
+            if (error != null) {
+                LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
+                        error.getMessage());
             }
-            LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(), e.getMessage());
+        });
+        if (sent.isDone()) {
+            try {
+                sent.get();
+            } catch (ExecutionException e) {
+                throw failure(rq.topic(), e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PixyException(ErrorKind.INTERNAL, "interrupted while producing", e);
+            }
         }
     }
 
@@ -91,34 +91,36 @@ public final class PixyProducer implements AutoCloseable {
             throw PixyException.shuttingDown();
         }
         if (rq.size() > config.maxMessageBytes()) {
-            throw new PixyException(ErrorKind.MESSAGE_TOO_LARGE, TOO_LARGE_TEXT);
+            throw PixyException.messageTooLarge();
         }
-        List<PartitionInfo> partitions = topics.of(rq.topic());
-        int partition = chooser.choose(rq.topic(), rq.key(), partitions);
-        var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
         try {
+            List<PartitionInfo> partitions = topics.of(rq.topic());
+            int partition = chooser.choose(rq.topic(), rq.key(), partitions);
+            var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
             return kafka.send(record, callback);
-        } catch (IllegalStateException e) {
-            throw PixyException.shuttingDown();
         } catch (RuntimeException e) {
-            throw failure(e);
+            throw failure(rq.topic(), e);
         }
     }
 
-    private PixyException failure(Throwable cause) {
+    private PixyException failure(String topic, Throwable cause) {
+        if (closing) {
+            return PixyException.shuttingDown();
+        }
         if (cause instanceof PixyException p) {
             return p;
         }
         if (cause instanceof UnknownTopicOrPartitionException) {
+            topics.forget(topic);
             return new PixyException(ErrorKind.PRODUCE_UNKNOWN_TOPIC, KafkaTopicPartitions.UNKNOWN_TOPIC_TEXT);
         }
-        if (cause instanceof RecordTooLargeException) {
-            return new PixyException(ErrorKind.MESSAGE_TOO_LARGE, TOO_LARGE_TEXT);
-        }
-        if (closing && cause instanceof IllegalStateException) {
+        if (cause instanceof IllegalStateException) {
             return PixyException.shuttingDown();
         }
-        return new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()), cause);
+        // A broker or topic limit below max_message_bytes: the original answers 500 with sarama's text.
+        String text = cause instanceof RecordTooLargeException ? PixyException.messageTooLarge().getMessage()
+                : String.valueOf(cause.getMessage());
+        return new PixyException(ErrorKind.INTERNAL, text, cause);
     }
 
     /** Stops accepting messages and gives those accepted {@code producer.shutdown_timeout} to be delivered. */

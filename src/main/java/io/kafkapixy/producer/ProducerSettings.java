@@ -17,8 +17,11 @@ public final class ProducerSettings {
 
     /** linger.ms when {@code flush_frequency} is not in the config file: batch while requests are in flight. */
     static final long DEFAULT_LINGER_MS = 1;
-    /** Batches larger than this are not worth the memory they pin per partition. */
-    static final int MAX_BATCH_BYTES = 1 << 20;
+    /**
+     * sarama's {@code flush_bytes} is a per-broker threshold; kafka-clients' {@code batch.size} is a buffer per
+     * partition with an open batch, so it is capped to keep many busy partitions within {@code buffer.memory}.
+     */
+    static final int MAX_BATCH_BYTES = 128 * 1024;
     /** Room for record and batch overhead above {@code max_message_bytes}, which we enforce ourselves. */
     static final int REQUEST_OVERHEAD_BYTES = 64 * 1024;
 
@@ -30,9 +33,10 @@ public final class ProducerSettings {
         s.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         s.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         s.put(ProducerConfig.ACKS_CONFIG, p.requiredAcks().kafkaAcks());
-        // Idempotence needs acks=all; with weaker acks the user asked for less than exactly-once anyway.
-        s.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                p.requiredAcks() == io.kafkapixy.config.ProducerConfig.RequiredAcks.WAIT_FOR_ALL);
+        // Not idempotent, like the original's sarama producer: an idempotent producer fails whole batches with
+        // OutOfOrderSequenceException after leader changes (seen on freshly created partitions), which would drop
+        // async messages already answered as accepted; plain retries deliver them (at least once).
+        s.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
         s.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, p.compression().name().toLowerCase(Locale.ROOT));
         long linger = p.flushFrequencyExplicit() ? p.flushFrequency().toMillis() : DEFAULT_LINGER_MS;
         s.put(ProducerConfig.LINGER_MS_CONFIG, (int) Math.min(linger, Integer.MAX_VALUE));

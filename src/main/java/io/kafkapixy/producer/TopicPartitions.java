@@ -14,4 +14,8 @@ interface TopicPartitions {
      * @throws PixyException {@code PRODUCE_UNKNOWN_TOPIC} when the topic does not exist and will not be created
      */
     List<PartitionInfo> of(String topic);
+
+    /** Forgets what is known of a topic that turned out not to exist (any more). */
+    default void forget(String topic) {
+    }
 }

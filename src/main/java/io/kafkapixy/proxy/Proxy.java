@@ -1,6 +1,7 @@
 package io.kafkapixy.proxy;
 
 import java.lang.System.Logger.Level;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,15 +9,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.config.ProxyConfig;
+import io.kafkapixy.consumer.Consumers;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
- * Everything this instance does with one Kafka cluster: its producer, its admin client (and, in later issues, its
- * consumer groups). Created and closed by {@link ProxySet}. Closing stops the producer (draining accepted
- * messages) before the clients.
+ * Everything this instance does with one Kafka cluster: its producer, its consumer groups and its admin client.
+ * Created and closed by {@link ProxySet}. Closing stops the consumers (committing acked offsets, leaving groups),
+ * then the producer (draining accepted messages), then the admin client.
  */
 public final class Proxy implements AutoCloseable {
 
@@ -26,12 +28,14 @@ public final class Proxy implements AutoCloseable {
     private final ProxyConfig config;
     private final Admin admin;
     private final PixyProducer producer;
+    private final Consumers consumers;
 
-    private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer) {
+    private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers) {
         this.name = name;
         this.config = config;
         this.admin = admin;
         this.producer = producer;
+        this.consumers = consumers;
     }
 
     /**
@@ -47,7 +51,8 @@ public final class Proxy implements AutoCloseable {
             producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
             var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
             PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config));
-            return new Proxy(name, config, admin, producer);
+            Consumers consumers = new Consumers(config.consumer(), common, Clock.systemUTC());
+            return new Proxy(name, config, admin, producer, consumers);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
@@ -83,8 +88,17 @@ public final class Proxy implements AutoCloseable {
         return producer;
     }
 
+    public Consumers consumers() {
+        return consumers;
+    }
+
     @Override
     public void close() {
+        try {
+            consumers.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Failed to stop consumers of " + name, e);
+        }
         try {
             producer.close();
         } catch (RuntimeException e) {

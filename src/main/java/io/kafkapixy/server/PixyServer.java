@@ -4,11 +4,14 @@ import java.util.Optional;
 
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
+import io.helidon.webserver.grpc.GrpcConfig;
 import io.helidon.webserver.grpc.GrpcRouting;
+import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http.HttpRouting;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.server.grpc.GrpcApi;
+import io.kafkapixy.server.grpc.MaxMessageSize;
 import io.kafkapixy.server.http.RestApi;
 import mailgun.kafkapixy.KafkaPixyProto;
 
@@ -18,6 +21,8 @@ import mailgun.kafkapixy.KafkaPixyProto;
  * {@link ProxySet} is owned by the caller and must outlive the server.
  */
 public final class PixyServer implements AutoCloseable {
+
+    static final int GRPC_MAX_MESSAGE_BYTES = 1 << 20;
 
     /** Name of the gRPC socket when the REST API holds the default one. */
     static final String GRPC_SOCKET = "grpc";
@@ -40,21 +45,38 @@ public final class PixyServer implements AutoCloseable {
         }
         WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false);
         GrpcRouting.Builder grpcRouting = GrpcRouting.builder()
+                .intercept(new MaxMessageSize(GRPC_MAX_MESSAGE_BYTES))
                 .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies));
+        // The original takes requests of at most 1 MiB (checked by MaxMessageSize, with its status code); the
+        // transport reads up to twice that, so larger ones are cut off before they are buffered whole.
+        GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * GRPC_MAX_MESSAGE_BYTES).build();
         if (rest) {
             ListenAddress addr = ListenAddress.parse("tcp_addr", config.tcpAddr());
             HttpRouting.Builder routing = HttpRouting.builder();
             new RestApi(proxies).register(routing);
-            builder.host(addr.host()).port(addr.port()).routing(routing);
+            builder.host(addr.host()).port(addr.port()).routing(routing)
+                    // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
+                    .addProtocol(Http1Config.builder().validatePrologue(false).build())
+                    .maxPayloadSize(maxPayload(config));
             if (grpc) {
                 ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-                builder.putSocket(GRPC_SOCKET, socket -> socket.host(g.host()).port(g.port()).addRouting(grpcRouting));
+                builder.putSocket(GRPC_SOCKET, socket -> socket.host(g.host()).port(g.port())
+                        .addProtocol(grpcProtocol).addRouting(grpcRouting));
             }
         } else {
             ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-            builder.host(g.host()).port(g.port()).addRouting(grpcRouting);
+            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addRouting(grpcRouting);
         }
         return new PixyServer(builder.build().start(), rest, grpc);
+    }
+
+    /** Bodies above this are refused by the HTTP layer; below it the produce handler answers with the texts. */
+    private static long maxPayload(PixyConfig config) {
+        long max = 10L << 20;
+        for (var p : config.proxies().values()) {
+            max = Math.max(max, p.producer().maxMessageBytes());
+        }
+        return max + 1;
     }
 
     /** The bound REST port, if the REST API is on. */

@@ -83,7 +83,8 @@ class PixyProducerTest {
 
         assertEquals(ErrorKind.MESSAGE_TOO_LARGE, sync.kind());
         assertEquals(ErrorKind.MESSAGE_TOO_LARGE, async.kind());
-        assertEquals(PixyProducer.TOO_LARGE_TEXT, sync.getMessage());
+        assertEquals("kafka server: Message was too large, server rejected it to avoid allocation error.",
+                sync.getMessage());
         assertTrue(mock.history().isEmpty());
     }
 
@@ -119,7 +120,7 @@ class PixyProducerTest {
     }
 
     @Test
-    void anAsyncProduceReturnsBeforeDeliveryAndADeliveryFailureIsOnlyLogged() {
+    void anAsyncProduceReturnsOnceBufferedAndALaterDeliveryFailureDoesNotReachTheCaller() {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
         PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
@@ -128,6 +129,20 @@ class PixyProducerTest {
 
         assertEquals(1, manual.history().size());
         assertTrue(manual.errorNext(new RuntimeException("broker down")));
+    }
+
+    @Test
+    void anAsyncMessageThatCannotBeBufferedIsRefusedRatherThanAnsweredAsAccepted() {
+        MockProducer<byte[], byte[]> failing =
+                new MockProducer<>(CLUSTER, true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        failing.sendException = new org.apache.kafka.common.errors.TimeoutException("buffer full");
+        PixyProducer producer = new PixyProducer(failing, fourPartitions, ProducerConfig.DEFAULT);
+
+        PixyException e = assertThrows(PixyException.class, () -> producer.produceAsync(
+                new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of())));
+
+        assertEquals(ErrorKind.INTERNAL, e.kind());
+        assertEquals("buffer full", e.getMessage());
     }
 
     private static byte[] bytes(String s) {

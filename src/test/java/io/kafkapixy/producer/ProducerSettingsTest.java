@@ -18,9 +18,9 @@ class ProducerSettingsTest {
 
         assertEquals(1, s.get("linger.ms"));
         assertEquals("all", s.get("acks"));
-        assertEquals(true, s.get("enable.idempotence"));
+        assertEquals(false, s.get("enable.idempotence"));
         assertEquals("snappy", s.get("compression.type"));
-        assertEquals(1 << 20, s.get("batch.size"));
+        assertEquals(128 * 1024, s.get("batch.size"));
         assertEquals(6, s.get("retries"));
         assertEquals(100L, s.get("retry.backoff.ms"));
         assertEquals(10_000L, s.get("retry.backoff.max.ms"));

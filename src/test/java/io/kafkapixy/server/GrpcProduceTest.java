@@ -117,6 +117,16 @@ class GrpcProduceTest {
                 ProdRq.newBuilder().setTopic(topic4).setMessage(ByteString.copyFrom(new byte[1_000_001])).build()));
 
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+        assertEquals("kafka server: Message was too large, server rejected it to avoid allocation error.",
+                e.getStatus().getDescription());
+    }
+
+    @Test
+    void aRequestOverOneMebibyteIsRefusedByTheTransportAsTheOriginalDoes() {
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().produce(
+                ProdRq.newBuilder().setTopic(topic4).setMessage(ByteString.copyFrom(new byte[1_100_000])).build()));
+
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
     }
 
     @Test

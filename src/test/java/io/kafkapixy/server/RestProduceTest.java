@@ -152,6 +152,41 @@ class RestProduceTest {
     }
 
     @Test
+    void formBodyValuesComeBeforeQueryValues() {
+        HttpResponse<String> rs = pixy.post("/topics/" + topic4 + "/messages?key=bar&sync",
+                "application/x-www-form-urlencoded", "msg=m&key=foo");
+
+        assertEquals(1, object(rs.body()).getInt("partition"), rs.body());
+    }
+
+    @Test
+    void keysAreTheRawBytesTheClientSentAsGoParsesThem() {
+        JsonObject pipe = object(RawHttp.body(RawHttp.exchange(pixy.restPort(), "POST /topics/" + topic4
+                + "/messages?key=a|b&sync HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                + "Content-Length: 1\r\nConnection: close\r\n\r\nx")));
+        JsonObject latin1 = object(pixy.post("/topics/" + topic4 + "/messages?key=%E9&sync", "text/plain", "x")
+                .body());
+        JsonObject plus = object(pixy.post("/topics/" + topic4 + "/messages?key=a+b&sync", "text/plain", "x")
+                .body());
+
+        assertArrayEquals(bytes("a|b"), kafka.read(topic4, pipe.getInt("partition"),
+                pipe.getJsonNumber("offset").longValue()).key());
+        assertArrayEquals(new byte[]{(byte) 0xE9}, kafka.read(topic4, latin1.getInt("partition"),
+                latin1.getJsonNumber("offset").longValue()).key());
+        assertArrayEquals(bytes("a b"), kafka.read(topic4, plus.getInt("partition"),
+                plus.getJsonNumber("offset").longValue()).key());
+    }
+
+    @Test
+    void aFormPairWithABadEscapeIsDroppedAsGoDoes() {
+        HttpResponse<String> rs = pixy.post("/topics/" + topic4 + "/messages?sync",
+                "application/x-www-form-urlencoded", "msg=100%");
+
+        assertEquals(400, rs.statusCode());
+        assertEquals("empty message", error(rs.body()));
+    }
+
+    @Test
     void syncIsAPresenceFlagWhateverItsValue() {
         HttpResponse<String> rs = pixy.post("/topics/" + topic4 + "/messages?sync=false", "text/plain", "x");
 
@@ -204,6 +239,26 @@ class RestProduceTest {
         assertEquals(400, rs.statusCode());
         assertEquals("Invalid base64 encoding for header: X-Kafka-Foo", error(rs.body()));
         assertEquals(0L, kafka.endOffsets(topic, 1).get(0));
+    }
+
+    @Test
+    void aHeaderValueWithoutBase64PaddingIsRefused() {
+        HttpResponse<String> rs = pixy.send(HttpRequest.newBuilder(pixy.uri("/topics/" + topic4 + "/messages?sync"))
+                .header("Content-Type", "text/plain")
+                .header("X-Kafka-Foo", "YmE")
+                .POST(HttpRequest.BodyPublishers.ofString("x")));
+
+        assertEquals(400, rs.statusCode());
+        assertEquals("Invalid base64 encoding for header: X-Kafka-Foo", error(rs.body()));
+    }
+
+    @Test
+    void anAsyncProduceToATopicTheClusterDoesNotHaveIsRefusedRatherThanDropped() {
+        HttpResponse<String> rs = pixy.post("/clusters/strict/topics/no-such-topic/messages", "text/plain", "x");
+
+        assertEquals(404, rs.statusCode());
+        assertEquals("kafka server: Request was for a topic or partition that does not exist on this broker.",
+                error(rs.body()));
     }
 
     @ParameterizedTest(name = "\"{0}\" is refused")
@@ -266,6 +321,17 @@ class RestProduceTest {
                 + "Connection: close\r\n\r\nhello");
 
         assertEquals(400, RawHttp.status(rs));
+    }
+
+    @Test
+    void aBodyAnnouncedLargerThanMaxMessageBytesIsRefusedBeforeItIsRead() {
+        String rs = RawHttp.exchange(pixy.restPort(), "POST /topics/" + topic4 + "/messages?sync HTTP/1.1\r\n"
+                + "Host: localhost\r\nContent-Type: text/plain\r\nContent-Length: 5000000\r\n"
+                + "Connection: close\r\n\r\nonly a little");
+
+        assertEquals(413, RawHttp.status(rs));
+        assertEquals("kafka server: Message was too large, server rejected it to avoid allocation error.",
+                error(RawHttp.body(rs)));
     }
 
     @Test

@@ -13,8 +13,11 @@ final class GrpcErrors {
     static Status.Code code(PixyException e) {
         return switch (e.kind()) {
             case UNKNOWN_CLUSTER, BAD_REQUEST, PRODUCE_UNKNOWN_TOPIC -> Status.Code.INVALID_ARGUMENT;
-            case MESSAGE_TOO_LARGE -> Status.Code.RESOURCE_EXHAUSTED;
-            case SHUTTING_DOWN -> Status.Code.UNAVAILABLE;
+            case MESSAGE_TOO_LARGE, TOO_MANY_REQUESTS -> Status.Code.RESOURCE_EXHAUSTED;
+            case SHUTTING_DOWN, DISABLED -> Status.Code.UNAVAILABLE;
+            case LONG_POLL_TIMEOUT -> Status.Code.NOT_FOUND;
+            // The original sends the non-standard code 500, which grpc-java cannot (design.md §2).
+            case ACK_FAILED -> Status.Code.UNKNOWN;
             case INTERNAL -> Status.Code.INTERNAL;
         };
     }

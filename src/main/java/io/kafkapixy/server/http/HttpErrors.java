@@ -19,7 +19,10 @@ final class HttpErrors {
             case UNKNOWN_CLUSTER, BAD_REQUEST -> Status.BAD_REQUEST_400;
             case PRODUCE_UNKNOWN_TOPIC -> Status.NOT_FOUND_404;
             case MESSAGE_TOO_LARGE -> Status.REQUEST_ENTITY_TOO_LARGE_413;
-            case SHUTTING_DOWN -> Status.SERVICE_UNAVAILABLE_503;
+            case SHUTTING_DOWN, DISABLED -> Status.SERVICE_UNAVAILABLE_503;
+            case LONG_POLL_TIMEOUT -> Status.REQUEST_TIMEOUT_408;
+            case TOO_MANY_REQUESTS -> Status.TOO_MANY_REQUESTS_429;
+            case ACK_FAILED -> Status.INTERNAL_SERVER_ERROR_500;
             case INTERNAL -> Status.INTERNAL_SERVER_ERROR_500;
         };
     }

@@ -1,7 +1,6 @@
 package io.kafkapixy.server.http;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -31,6 +30,8 @@ final class ProduceHandler {
     private static final Pattern JSON_CONTENT_TYPE = Pattern.compile("^application/(?:.*\\+)?json(?:;.*)?$");
     private static final String FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
     private static final String HEADER_PREFIX = "X-Kafka-";
+    /** Go's {@code ParseForm} reads at most 10 MB of a form body. */
+    static final int MAX_FORM_BYTES = 10 << 20;
 
     @JsonbPropertyOrder({"partition", "offset"})
     public record Response(int partition, long offset) {
@@ -38,24 +39,23 @@ final class ProduceHandler {
 
     void handle(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
         String contentType = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("");
+        String rawQuery = req.query().rawValue();
+        int maxMessageBytes = proxy.config().producer().maxMessageBytes();
         RequestParams params;
         byte[] message;
         if (contentType.equals("text/plain") || JSON_CONTENT_TYPE.matcher(contentType).matches()) {
-            params = RequestParams.of(req.query());
-            message = readRawBody(req);
+            params = RequestParams.ofQuery(rawQuery);
+            message = readRawBody(req, maxMessageBytes);
         } else if (contentType.equals(FORM_CONTENT_TYPE)) {
-            params = RequestParams.of(new String(readBody(req), StandardCharsets.UTF_8), req.query());
-            String msg = params.first("msg");
-            if (msg.isEmpty()) {
+            params = RequestParams.ofForm(readBody(req, MAX_FORM_BYTES), rawQuery);
+            message = params.firstBytes("msg");
+            if (message.length == 0) {
                 throw PixyException.badRequest("empty message");
             }
-            message = msg.getBytes(StandardCharsets.UTF_8);
         } else {
             throw PixyException.badRequest("unsupported content type " + contentType);
         }
-        MessageKey key = params.has("key")
-                ? MessageKey.of(params.first("key").getBytes(StandardCharsets.UTF_8))
-                : MessageKey.ABSENT;
+        MessageKey key = params.has("key") ? MessageKey.of(params.firstBytes("key")) : MessageKey.ABSENT;
         ProduceRequest rq = new ProduceRequest(topic, key, message, recordHeaders(req));
         if (params.has("sync")) {
             ProduceResult result = proxy.producer().produceSync(rq);
@@ -66,8 +66,11 @@ final class ProduceHandler {
         }
     }
 
-    /** The whole body as the message; {@code Content-Length} is mandatory and must match. */
-    private static byte[] readRawBody(ServerRequest req) {
+    /**
+     * The whole body as the message; {@code Content-Length} is mandatory and must match. A body announced larger
+     * than {@code max_message_bytes} is refused before it is read.
+     */
+    private static byte[] readRawBody(ServerRequest req, int maxMessageBytes) {
         String length = req.headers().first(HeaderNames.CONTENT_LENGTH).orElse(null);
         if (length == null) {
             throw PixyException.badRequest("missing Content-Length header");
@@ -78,7 +81,10 @@ final class ProduceHandler {
         } catch (NumberFormatException e) {
             throw PixyException.badRequest("invalid Content-Length header: " + length);
         }
-        byte[] body = readBody(req);
+        if (expected > maxMessageBytes) {
+            throw PixyException.messageTooLarge();
+        }
+        byte[] body = readBody(req, maxMessageBytes);
         if (body.length != expected) {
             throw PixyException.badRequest("message size does not match Content-Length: expected="
                                            + expected + ", actual=" + body.length);
@@ -86,13 +92,21 @@ final class ProduceHandler {
         return body;
     }
 
-    private static byte[] readBody(ServerRequest req) {
+    /** Reads at most {@code limit} bytes of body; a longer body is refused as too large. */
+    private static byte[] readBody(ServerRequest req, int limit) {
         if (!req.content().hasEntity()) {
             return new byte[0];
         }
         try (var in = req.content().inputStream()) {
-            return in.readAllBytes();
+            byte[] body = in.readNBytes(limit + 1);
+            if (body.length > limit) {
+                throw PixyException.messageTooLarge();
+            }
+            return body;
         } catch (IOException | RuntimeException e) {
+            if (e instanceof PixyException p) {
+                throw p;
+            }
             // The client sent less than it announced, or went away: Go's reader calls that an unexpected EOF.
             String reason = e.getMessage() == null ? "unexpected EOF" : e.getMessage();
             throw PixyException.badRequest("failed to read message: " + reason);

@@ -1,0 +1,10 @@
+package io.kafkapixy.consumer;
+
+import java.util.List;
+
+import org.apache.kafka.common.header.Header;
+
+/** A message handed to one consume request. {@code key} and {@code value} are null when Kafka's are. */
+public record ConsumedMessage(String topic, int partition, long offset, byte[] key, byte[] value,
+                              List<Header> headers) {
+}

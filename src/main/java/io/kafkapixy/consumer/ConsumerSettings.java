@@ -1,0 +1,42 @@
+package io.kafkapixy.consumer;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import io.kafkapixy.config.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** Maps the original's {@code consumer} keys onto the settings of a group's {@code KafkaConsumer}. */
+final class ConsumerSettings {
+
+    /** Room above {@code ack_timeout} for a revoke that waits for acks before the group gives up on us. */
+    private static final long POLL_INTERVAL_HEADROOM_MS = 60_000;
+
+    private ConsumerSettings() {
+    }
+
+    static Map<String, Object> of(ConsumerConfig c, String group) {
+        Map<String, Object> s = new HashMap<>();
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        // Offsets are ours: the tracker commits them with the sparse-ack metadata.
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Initial positions are set explicitly (§4.8); this only applies when a fetch falls off the log (expired
+        // segments), where the original restarts at the oldest available offset.
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // Partitions that do not move keep flowing during a rebalance.
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                CooperativeStickyAssignor.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                (int) Math.max(1, c.fetchMaxWait().toMillis()));
+        long maxPoll = Math.max(300_000, c.ackTimeout().toMillis() + POLL_INTERVAL_HEADROOM_MS);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+                (int) Math.min(maxPoll, Integer.MAX_VALUE));
+        return s;
+    }
+}

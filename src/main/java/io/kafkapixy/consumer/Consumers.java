@@ -1,0 +1,142 @@
+package io.kafkapixy.consumer;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+
+/**
+ * The consumer side of one cluster (reference §4.2): a {@link GroupConsumer} per group with live requests on this
+ * instance, created by the first request and gone when its last topic expires.
+ *
+ * <p>Thread-safe. The {@code Proxy} owns it and {@link #close() closes} it before the producer: parked requests are
+ * answered 503, offsets committed, groups left.
+ */
+public final class Consumers implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(Consumers.class.getName());
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+
+    private final ConsumerConfig config;
+    private final Map<String, Object> kafkaCommon;
+    private final Clock clock;
+    private final Map<String, GroupConsumer> groups = new HashMap<>();
+    /** (group, topic, partition) this instance ever returned a message from: where acks may go (§1.4). */
+    private final Set<Served> served = ConcurrentHashMap.newKeySet();
+    private boolean closing;
+
+    private record Served(String group, String topic, int partition) {
+    }
+
+    public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, Clock clock) {
+        this.config = config;
+        this.kafkaCommon = Map.copyOf(kafkaCommon);
+        this.clock = clock;
+    }
+
+    /**
+     * Returns the next message of {@code topic} for {@code group}, waiting up to {@code long_polling_timeout} from
+     * now. An explicit ack is applied first, quietly (an ack this instance cannot apply is dropped, §4.2).
+     *
+     * @throws PixyException disabled, shutting down, long polling timeout or too many requests
+     */
+    public ConsumedMessage consume(String group, String topic, AckMode ack) {
+        if (config.disabled()) {
+            throw PixyException.disabled();
+        }
+        var arrival = clock.instant();
+        if (ack instanceof AckMode.Explicit e) {
+            GroupConsumer g = existing(group);
+            if (g != null) {
+                g.ack(topic, e.partition(), e.offset());
+            }
+        }
+        while (true) {
+            GroupConsumer g = member(group);
+            ConsumedMessage m = g.consume(topic, arrival);
+            if (m == null) {
+                continue;
+            }
+            served.add(new Served(group, topic, m.partition()));
+            if (ack instanceof AckMode.Auto) {
+                g.ack(topic, m.partition(), m.offset());
+            }
+            return m;
+        }
+    }
+
+    /**
+     * Acks a message this instance returned (REST {@code /acks}, gRPC {@code Ack}).
+     *
+     * @throws PixyException {@code ACK_FAILED} with the original's texts when this instance never returned a message
+     *                       of that partition, or no longer holds it
+     */
+    public void ack(String group, String topic, int partition, long offset) {
+        if (!served.contains(new Served(group, topic, partition))) {
+            throw new PixyException(ErrorKind.ACK_FAILED,
+                    "acks channel missing for {" + group + " " + topic + " " + partition + "}");
+        }
+        GroupConsumer g = existing(group);
+        if (g == null || !g.ack(topic, partition, offset)) {
+            throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+        }
+    }
+
+    private synchronized GroupConsumer existing(String group) {
+        GroupConsumer g = groups.get(group);
+        return g == null || g.isClosed() ? null : g;
+    }
+
+    private synchronized GroupConsumer member(String group) {
+        if (closing) {
+            throw PixyException.shuttingDown();
+        }
+        GroupConsumer g = groups.get(group);
+        if (g == null || g.isClosed()) {
+            Map<String, Object> settings = new HashMap<>(kafkaCommon);
+            settings.putAll(ConsumerSettings.of(config, group));
+            GroupConsumer[] created = new GroupConsumer[1];
+            created[0] = new GroupConsumer(group, config, clock, new KafkaConsumer<>(settings),
+                    () -> forget(group, created[0]));
+            g = created[0];
+            groups.put(group, g);
+            g.start();
+        }
+        return g;
+    }
+
+    private synchronized void forget(String group, GroupConsumer g) {
+        groups.remove(group, g);
+    }
+
+    /** Answers parked requests 503, commits, leaves every group; waits for that to finish. */
+    @Override
+    public void close() {
+        List<GroupConsumer> members;
+        synchronized (this) {
+            closing = true;
+            members = new ArrayList<>(groups.values());
+        }
+        members.forEach(GroupConsumer::shutdown);
+        for (GroupConsumer g : members) {
+            try {
+                if (!g.awaitDone(CLOSE_TIMEOUT)) {
+                    LOG.log(Level.WARNING, "A group consumer did not stop within {0}", CLOSE_TIMEOUT);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

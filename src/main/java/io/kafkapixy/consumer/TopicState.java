@@ -1,0 +1,136 @@
+package io.kafkapixy.consumer;
+
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import io.kafkapixy.errors.PixyException;
+
+/**
+ * A topic of a group on this instance (reference §4.2, §4.7, §4.12): the FIFO queue of parked requests, the
+ * assigned partitions served round-robin, and when the topic was last asked for.
+ *
+ * <p>Not thread-safe: guarded by the owning {@code GroupConsumer}'s lock.
+ */
+final class TopicState {
+
+    final String topic;
+    private final ArrayDeque<WaitingRequest> waiting = new ArrayDeque<>();
+    private final List<PartitionState> partitions = new ArrayList<>();
+    private int next;
+    private Instant lastRequest;
+    private boolean expired;
+
+    TopicState(String topic, Instant created) {
+        this.topic = topic;
+        this.lastRequest = created;
+    }
+
+    /** Parks a request; at most {@code limit} may wait at once (else 429). A request revives an expired topic. */
+    WaitingRequest park(Instant arrival, Instant deadline, int limit) {
+        if (waiting.size() >= limit) {
+            throw PixyException.tooManyRequests();
+        }
+        if (arrival.isAfter(lastRequest)) {
+            lastRequest = arrival;
+        }
+        expired = false;
+        WaitingRequest r = new WaitingRequest(deadline);
+        waiting.addLast(r);
+        return r;
+    }
+
+    /** Takes a request that gave up out of the queue; true if it was still waiting. */
+    boolean unpark(WaitingRequest r) {
+        return waiting.remove(r);
+    }
+
+    /**
+     * Hands messages to parked requests, oldest request first, one message each, round-robin over partitions.
+     * Requests past their deadline are answered {@code long polling timeout}.
+     */
+    void dispatch(Instant now, int maxPending, int maxRetries) {
+        while (!waiting.isEmpty()) {
+            WaitingRequest r = waiting.peekFirst();
+            if (!now.isBefore(r.deadline)) {
+                waiting.pollFirst();
+                r.result.completeExceptionally(PixyException.longPollTimeout());
+                continue;
+            }
+            ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
+            if (m == null) {
+                return;
+            }
+            waiting.pollFirst();
+            r.result.complete(m);
+        }
+    }
+
+    private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries) {
+        int n = partitions.size();
+        for (int i = 0; i < n; i++) {
+            int index = (next + i) % n;
+            ConsumedMessage m = partitions.get(index).next(now, maxPending, maxRetries);
+            if (m != null) {
+                next = (index + 1) % n;
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** Answers every parked request with {@code error}. */
+    void failAll(PixyException error) {
+        WaitingRequest r;
+        while ((r = waiting.pollFirst()) != null) {
+            r.result.completeExceptionally(error);
+        }
+    }
+
+    void add(PartitionState p) {
+        partitions.add(p);
+        partitions.sort(Comparator.comparingInt(s -> s.tp.partition()));
+        next = 0;
+    }
+
+    void remove(PartitionState p) {
+        partitions.remove(p);
+        next = 0;
+    }
+
+    boolean hasPartitions() {
+        return !partitions.isEmpty();
+    }
+
+    boolean hasWaiting() {
+        return !waiting.isEmpty();
+    }
+
+    /**
+     * Subscription expiry (§4.7): no request for {@code subscriptionTimeout}, and either nothing offered is
+     * unacked or {@code max(subscriptionTimeout, ackTimeout)} has passed since the last request.
+     */
+    boolean shouldExpire(Instant now, java.time.Duration subscriptionTimeout, java.time.Duration ackTimeout) {
+        if (expired || !waiting.isEmpty()) {
+            return false;
+        }
+        java.time.Duration idle = java.time.Duration.between(lastRequest, now);
+        if (idle.compareTo(subscriptionTimeout) < 0) {
+            return false;
+        }
+        boolean safe = partitions.stream().allMatch(p -> p.offeredCount() == 0);
+        java.time.Duration unsafeLimit = subscriptionTimeout.compareTo(ackTimeout) >= 0 ? subscriptionTimeout
+                : ackTimeout;
+        return safe || idle.compareTo(unsafeLimit) >= 0;
+    }
+
+    void expire() {
+        expired = true;
+    }
+
+    boolean expired() {
+        return expired;
+    }
+}

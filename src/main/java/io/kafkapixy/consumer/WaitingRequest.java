@@ -1,0 +1,18 @@
+package io.kafkapixy.consumer;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A parked consume request: it waits for a message until {@code deadline} (arrival + long-polling timeout). Its
+ * future is completed only under the owning group's lock, with a message or a {@code PixyException}.
+ */
+final class WaitingRequest {
+
+    final Instant deadline;
+    final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
+
+    WaitingRequest(Instant deadline) {
+        this.deadline = deadline;
+    }
+}

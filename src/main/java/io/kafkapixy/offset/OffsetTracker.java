@@ -1,0 +1,375 @@
+package io.kafkapixy.offset;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Per-partition bookkeeping of offered and acknowledged messages (reference §4.9 "Tracker operations"), a port of
+ * the original's {@code offsettrk.T} with identical results on every input, including malformed metadata.
+ *
+ * <p>State: the committed {@link #offset()} (lowest offset not acked yet), the acked ranges above it (sorted,
+ * disjoint, non-adjacent when built by this class) whose encoding is {@link #metadata()}, and the outstanding
+ * {@link #offers()} sorted by offset. Time is always passed in; nothing here reads a clock, logs, or blocks.
+ *
+ * <p>Not thread-safe: owned by one partition consumer.
+ */
+public final class OffsetTracker {
+
+    private final Duration ackTimeout;
+    private final SparseAcksException metadataError;
+
+    private long offset;
+    /** Committed metadata; {@code null} means "re-encode from the ranges on demand". */
+    private String metadata;
+    /** Acked ranges, flat {@code from, to} pairs; the first {@code rangeCount} pairs are live. */
+    private long[] ranges;
+    private int rangeCount;
+    private final ArrayList<Offer> offers = new ArrayList<>();
+
+    /**
+     * Starts from a committed {@code {offset, metadata}}. Valid metadata is kept verbatim (not re-encoded) until
+     * the state changes, as the original does. Metadata that does not decode is discarded: no acked ranges,
+     * metadata {@code ""}, and {@link #metadataError()} tells the caller to log {@code Bad sparse acks}.
+     *
+     * @param ackTimeout how long an offered message may stay unacknowledged before it is due for a retry
+     */
+    public OffsetTracker(long committedOffset, String metadata, Duration ackTimeout) {
+        this.ackTimeout = Objects.requireNonNull(ackTimeout, "ackTimeout");
+        this.offset = committedOffset;
+        long[] decoded;
+        SparseAcksException error = null;
+        try {
+            decoded = SparseAcks.decodePairs(committedOffset, metadata);
+            this.metadata = metadata == null ? "" : metadata;
+        } catch (SparseAcksException e) {
+            decoded = new long[0];
+            this.metadata = "";
+            error = e;
+        }
+        this.metadataError = error;
+        this.rangeCount = decoded.length / 2;
+        this.ranges = decoded.length >= 8 ? decoded : Arrays.copyOf(decoded, 8);
+    }
+
+    /** Whether the metadata given to the constructor failed to decode (and was discarded). */
+    public boolean badMetadata() {
+        return metadataError != null;
+    }
+
+    /** Why the constructor's metadata was discarded, if it was. */
+    public Optional<SparseAcksException> metadataError() {
+        return Optional.ofNullable(metadataError);
+    }
+
+    /** The offset to commit: every offset below it is acked (or was skipped by {@link #adjust(long)}). */
+    public long offset() {
+        return offset;
+    }
+
+    /** The metadata to commit with {@link #offset()}: the sparse-acks encoding of {@link #ackedRanges()}. */
+    public String metadata() {
+        String m = metadata;
+        if (m == null) {
+            m = SparseAcks.encode(offset, ranges, rangeCount);
+            metadata = m;
+        }
+        return m;
+    }
+
+    /** The human form of the current state, as the {@code sparse_acks} field and the original's logs show it. */
+    public String sparseAcks() {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < rangeCount; i++) {
+            if (i != 0) {
+                out.append(',');
+            }
+            out.append(ranges[2 * i] - offset).append('-').append(ranges[2 * i + 1] - offset);
+        }
+        return out.toString();
+    }
+
+    /** A snapshot of the acked ranges above {@link #offset()}, ascending. */
+    public List<AckRange> ackedRanges() {
+        List<AckRange> out = new ArrayList<>(rangeCount);
+        for (int i = 0; i < rangeCount; i++) {
+            out.add(new AckRange(ranges[2 * i], ranges[2 * i + 1]));
+        }
+        return out;
+    }
+
+    /** A snapshot of the outstanding offers, ascending by offset. */
+    public List<Offer> offers() {
+        return List.copyOf(offers);
+    }
+
+    /** The number of outstanding offers. */
+    public int offeredCount() {
+        return offers.size();
+    }
+
+    /**
+     * Records an acknowledgement (the original's {@code OnAcked}) and removes the offer for {@code ackedOffset}.
+     * An offset below {@link #offset()} or inside an acked range changes nothing. An offset that was never offered
+     * is still recorded, so that message will be skipped when fetched.
+     */
+    public AckOutcome onAcked(long ackedOffset) {
+        boolean offerRemoved = removeOffer(ackedOffset);
+        boolean updated = updateAckedRanges(ackedOffset);
+        if (updated) {
+            metadata = null;
+        }
+        return AckOutcome.of(!offerRemoved, !updated);
+    }
+
+    /** Whether {@code o} is acked: below {@link #offset()} or inside an acked range. */
+    public boolean isAcked(long o) {
+        if (o < offset) {
+            return true;
+        }
+        for (int i = 0; i < rangeCount; i++) {
+            if (o < ranges[2 * i]) {
+                return false;
+            }
+            if (o < ranges[2 * i + 1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The original's second {@code IsAcked} result: {@link #offset()} if {@code o} is below it; the end of the
+     * range holding {@code o}; the end of the range starting at {@code o + 1}; otherwise {@code o + 1}.
+     */
+    public long nextNotAcked(long o) {
+        if (o < offset) {
+            return offset;
+        }
+        for (int i = 0; i < rangeCount; i++) {
+            long from = ranges[2 * i];
+            long to = ranges[2 * i + 1];
+            if (o < from) {
+                return o + 1 == from ? to : o + 1;
+            }
+            if (o < to) {
+                return to;
+            }
+        }
+        return o + 1;
+    }
+
+    /** {@link #isAcked(long)} and {@link #nextNotAcked(long)} together, the original's {@code IsAcked}. */
+    public AckState ackState(long o) {
+        return new AckState(isAcked(o), nextNotAcked(o));
+    }
+
+    /**
+     * Records that the message at {@code o} was handed to a consumer at {@code now}; it becomes due for a retry at
+     * {@code now + ackTimeout}. Ignored if {@code o} is acked or already offered (a retry's offer was already
+     * refreshed by {@link #nextRetry(Instant)}).
+     *
+     * @return the number of outstanding offers
+     */
+    public int onOffered(long o, Instant now) {
+        int count = offers.size();
+        if (isAcked(o)) {
+            return count;
+        }
+        // Messages are normally offered in offset order: append without searching.
+        if (count == 0 || o > offers.get(count - 1).offset()) {
+            offers.add(new Offer(o, 0, now.plus(ackTimeout)));
+            return count + 1;
+        }
+        int i = lowerBound(o);
+        if (offers.get(i).offset() == o) {
+            return count;
+        }
+        offers.add(i, new Offer(o, 0, now.plus(ackTimeout)));
+        return count + 1;
+    }
+
+    /**
+     * The next offer due for a retry: the lowest-offset offer whose deadline is before {@code now}, which gets
+     * {@code retryNo + 1} and a new deadline {@code now + ackTimeout} and is returned as updated.
+     *
+     * <p>As in the original, the scan stops at the first offer that has never been retried and has not expired:
+     * offers made in offset order expire in offset order, so nothing after it can be due. Offers made out of order
+     * can therefore be found late.
+     */
+    public Optional<Offer> nextRetry(Instant now) {
+        for (int i = 0, n = offers.size(); i < n; i++) {
+            Offer o = offers.get(i);
+            if (o.deadline().isBefore(now)) {
+                Offer retried = new Offer(o.offset(), o.retryNo() + 1, now.plus(ackTimeout));
+                offers.set(i, retried);
+                return Optional.of(retried);
+            }
+            if (o.retryNo() == 0) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Moves the committed offset up to where fetching really starts (the original's {@code Adjust}). If
+     * {@code realStart < offset()} nothing changes. Otherwise offers below {@code realStart} are dropped, the offset
+     * becomes {@code realStart} — or the end of the acked range containing it — and ranges below it are discarded.
+     * The metadata is re-encoded even if nothing else changed, as in the original.
+     *
+     * @return the offsets of the dropped offers, ascending (the original logs {@code Offer dropped} for each)
+     */
+    public List<Long> adjust(long realStart) {
+        if (realStart < offset) {
+            return List.of();
+        }
+        List<Long> dropped = dropOffers(realStart);
+        correctOffset(realStart);
+        return dropped;
+    }
+
+    /**
+     * How long it is still worth waiting for acks at shutdown: the time until the latest deadline of the offers
+     * that have not expired at {@code now}, {@link Duration#ZERO} if none (the original then logs
+     * {@code Not acked: offset=<o>} for each remaining offer).
+     */
+    public Duration shouldWaitForAck(Instant now) {
+        Instant latest = null;
+        for (int i = 0, n = offers.size(); i < n; i++) {
+            Instant deadline = offers.get(i).deadline();
+            if (deadline.isAfter(now) && (latest == null || deadline.isAfter(latest))) {
+                latest = deadline;
+            }
+        }
+        return latest == null ? Duration.ZERO : Duration.between(now, latest);
+    }
+
+    /** Index of the first offer whose offset is ≥ {@code o} ({@code offers.size()} if none). */
+    private int lowerBound(long o) {
+        int lo = 0;
+        int hi = offers.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (offers.get(mid).offset() < o) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    private boolean removeOffer(long o) {
+        int i = lowerBound(o);
+        if (i >= offers.size() || offers.get(i).offset() != o) {
+            return false;
+        }
+        offers.remove(i);
+        return true;
+    }
+
+    private List<Long> dropOffers(long realStart) {
+        int drop = 0;
+        while (drop < offers.size() && offers.get(drop).offset() < realStart) {
+            drop++;
+        }
+        if (drop == 0) {
+            return List.of();
+        }
+        List<Long> dropped = new ArrayList<>(drop);
+        for (int i = 0; i < drop; i++) {
+            dropped.add(offers.get(i).offset());
+        }
+        offers.subList(0, drop).clear();
+        return dropped;
+    }
+
+    private void correctOffset(long realStart) {
+        long newOffset = realStart;
+        int drop = 0;
+        for (int i = 0; i < rangeCount; i++) {
+            if (newOffset < ranges[2 * i]) {
+                break;
+            }
+            drop = i + 1;
+            if (newOffset < ranges[2 * i + 1]) {
+                newOffset = ranges[2 * i + 1];
+                break;
+            }
+        }
+        removeRanges(0, drop);
+        offset = newOffset;
+        metadata = null;
+    }
+
+    /** The original's {@code updateAckedRanges}; false if {@code o} was already acked. */
+    private boolean updateAckedRanges(long o) {
+        if (o < offset) {
+            return false;
+        }
+        if (o == offset) {
+            if (rangeCount > 0 && o == ranges[0] - 1) {
+                offset = ranges[1];
+                removeRanges(0, 1);
+            } else {
+                offset += 1;
+            }
+            return true;
+        }
+        for (int i = 0; i < rangeCount; i++) {
+            long from = ranges[2 * i];
+            long to = ranges[2 * i + 1];
+            if (o < from) {
+                if (o == from - 1) {
+                    ranges[2 * i] = o;
+                } else {
+                    insertRange(i, o, o + 1);
+                }
+                return true;
+            }
+            if (o < to) {
+                return false;
+            }
+            if (o == to) {
+                if (rangeCount > i + 1 && o == ranges[2 * (i + 1)] - 1) {
+                    // o fills the single-offset gap: the next range absorbs this one.
+                    ranges[2 * (i + 1)] = from;
+                    removeRanges(i, 1);
+                } else {
+                    ranges[2 * i + 1] = to + 1;
+                }
+                return true;
+            }
+        }
+        insertRange(rangeCount, o, o + 1);
+        return true;
+    }
+
+    private void insertRange(int index, long from, long to) {
+        if (2 * (rangeCount + 1) > ranges.length) {
+            ranges = Arrays.copyOf(ranges, ranges.length * 2);
+        }
+        System.arraycopy(ranges, 2 * index, ranges, 2 * index + 2, 2 * (rangeCount - index));
+        ranges[2 * index] = from;
+        ranges[2 * index + 1] = to;
+        rangeCount++;
+    }
+
+    private void removeRanges(int index, int count) {
+        if (count == 0) {
+            return;
+        }
+        System.arraycopy(ranges, 2 * (index + count), ranges, 2 * index, 2 * (rangeCount - index - count));
+        rangeCount -= count;
+    }
+
+    @Override
+    public String toString() {
+        return offset + "(" + sparseAcks() + "), offered=" + offers.size();
+    }
+}
