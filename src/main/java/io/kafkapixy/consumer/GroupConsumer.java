@@ -114,23 +114,33 @@ final class GroupConsumer {
         } catch (TimeoutException e) {
             lock.lock();
             try {
+                // A message handed over at the last moment is still delivered; otherwise the request gives up.
                 if (!r.result.isDone() && t.unpark(r)) {
                     r.result.completeExceptionally(PixyException.longPollTimeout());
                 }
             } finally {
                 lock.unlock();
             }
-            return r.result.join();
+            return result(r);
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof PixyException p ? p
-                    : new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getCause().getMessage()), e.getCause());
+            throw unwrap(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw PixyException.shuttingDown();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof PixyException p ? p
-                    : new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getCause().getMessage()), e.getCause());
         }
+    }
+
+    private static ConsumedMessage result(WaitingRequest r) {
+        try {
+            return r.result.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw unwrap(e.getCause());
+        }
+    }
+
+    private static PixyException unwrap(Throwable cause) {
+        return cause instanceof PixyException p ? p
+                : new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()), cause);
     }
 
     /** Acks a message of a partition assigned here; false when the partition is not (or no longer) assigned here. */

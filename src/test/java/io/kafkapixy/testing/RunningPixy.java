@@ -51,6 +51,14 @@ public final class RunningPixy implements AutoCloseable {
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
     }
 
+    /** One cluster named {@code default} with these consumer settings and its own client id. */
+    public static PixyConfig config(String bootstrap, String clientId, ConsumerSettingsBuilder consumer) {
+        ProxyConfig p = proxy(bootstrap);
+        p = new ProxyConfig(clientId, p.kafka(), p.net(), p.zooKeeper(), p.producer(), consumer.build());
+        return new PixyConfig("127.0.0.1:0", "127.0.0.1:0", "", "default", Map.of("default", p),
+                ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
+    }
+
     public static ProxyConfig proxy(String bootstrap) {
         ProxyConfig p = ProxyConfig.defaults("kp_test_" + ProcessHandle.current().pid());
         return p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap)));

@@ -143,6 +143,69 @@ public final class TestKafka {
         }
     }
 
+    /** Produces with a plain producer, to an explicit partition; returns the offset. */
+    public long produce(String topic, int partition, String key, String value) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+            return producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partition,
+                    key == null ? null : key.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    value.getBytes(java.nio.charset.StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS).offset();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot produce to " + topic, e);
+        }
+    }
+
+    /** The group's committed offsets of a topic, by partition, as Kafka has them. */
+    public Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed(String group, String topic) {
+        try {
+            Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> result = new java.util.TreeMap<>();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                    .forEach((tp, om) -> {
+                        if (tp.topic().equals(topic) && om != null) {
+                            result.put(tp.partition(), om);
+                        }
+                    });
+            return result;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read offsets of " + group, e);
+        }
+    }
+
+    /** Commits an offset with metadata for a group that has no live members. */
+    public void commit(String group, String topic, int partition, long offset, String metadata) {
+        try {
+            admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, partition),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset, metadata)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot commit for " + group, e);
+        }
+    }
+
+    /** Partitions of a topic owned by each member of a group, by member client host/id, as Kafka reports them. */
+    public Map<String, java.util.Set<Integer>> assignment(String group, String topic) {
+        try {
+            var description = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get(30, TimeUnit.SECONDS);
+            Map<String, java.util.Set<Integer>> result = new java.util.TreeMap<>();
+            description.members().forEach(m -> {
+                java.util.Set<Integer> parts = new java.util.TreeSet<>();
+                m.assignment().topicPartitions().forEach(tp -> {
+                    if (tp.topic().equals(topic)) {
+                        parts.add(tp.partition());
+                    }
+                });
+                result.put(m.consumerId(), parts);
+            });
+            return result;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot describe " + group, e);
+        }
+    }
+
     private KafkaConsumer<byte[], byte[]> consumer() {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

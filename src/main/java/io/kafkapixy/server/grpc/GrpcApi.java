@@ -6,14 +6,22 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import io.grpc.stub.StreamObserver;
+import com.google.protobuf.ByteString;
+import io.kafkapixy.consumer.AckMode;
+import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.producer.MessageKey;
 import io.kafkapixy.producer.ProduceRequest;
 import io.kafkapixy.producer.ProduceResult;
 import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.proxy.GroupNames;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
+import mailgun.kafkapixy.AckRq;
+import mailgun.kafkapixy.AckRs;
+import mailgun.kafkapixy.ConsNAckRq;
+import mailgun.kafkapixy.ConsRs;
 import mailgun.kafkapixy.KafkaPixyGrpc;
 import mailgun.kafkapixy.ProdRq;
 import mailgun.kafkapixy.ProdRs;
@@ -57,6 +65,64 @@ public final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             ProduceResult result = proxy.producer().produceSync(message);
             return ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build();
         });
+    }
+
+    @Override
+    public void consumeNAck(ConsNAckRq rq, StreamObserver<ConsRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            GroupNames.validate(rq.getGroup());
+            TopicNames.validate(rq.getTopic());
+            AckMode ack;
+            if (rq.getNoAck()) {
+                ack = AckMode.NONE;
+            } else if (rq.getAutoAck()) {
+                ack = AckMode.AUTO;
+            } else {
+                // Both flags false is an explicit ack, of partition 0 offset 0 when those are unset (§2.3).
+                validateAck(rq.getAckPartition(), rq.getAckOffset());
+                ack = AckMode.explicit(rq.getAckPartition(), rq.getAckOffset());
+            }
+            ConsumedMessage m = proxy.consumers().consume(rq.getGroup(), rq.getTopic(), ack);
+            ConsRs.Builder rs = ConsRs.newBuilder().setPartition(m.partition()).setOffset(m.offset());
+            if (m.key() == null) {
+                rs.setKeyUndefined(true);
+            } else {
+                rs.setKeyValue(ByteString.copyFrom(m.key()));
+            }
+            if (m.value() != null) {
+                rs.setMessage(ByteString.copyFrom(m.value()));
+            }
+            for (Header h : m.headers()) {
+                RecordHeader.Builder header = RecordHeader.newBuilder().setKey(h.key());
+                if (h.value() != null) {
+                    header.setValue(ByteString.copyFrom(h.value()));
+                }
+                rs.addHeaders(header);
+            }
+            return rs.build();
+        });
+    }
+
+    @Override
+    public void ack(AckRq rq, StreamObserver<AckRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            validateAck(rq.getPartition(), rq.getOffset());
+            GroupNames.validate(rq.getGroup());
+            TopicNames.validate(rq.getTopic());
+            proxy.consumers().ack(rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset());
+            return AckRs.getDefaultInstance();
+        });
+    }
+
+    private static void validateAck(int partition, long offset) {
+        if (partition < 0) {
+            throw PixyException.badRequest("invalid ack: bad partition: " + partition);
+        }
+        if (offset < 0) {
+            throw PixyException.badRequest("invalid ack: bad offset: " + offset);
+        }
     }
 
     private static List<Header> headers(List<RecordHeader> headers) {

@@ -6,10 +6,13 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.json.bind.JsonbConfig;
 
-/** The REST API's JSON writer: JSON-B, indented like the original's {@code json.MarshalIndent}. */
+/**
+ * The REST API's JSON writer: JSON-B, indented like the original's {@code json.MarshalIndent}, writing {@code null}
+ * fields (a null key is {@code "key": null}, as in Go).
+ */
 final class Json {
 
-    private static final Jsonb JSONB = JsonbBuilder.create(new JsonbConfig().withFormatting(true));
+    private static final Jsonb JSONB = JsonbBuilder.create(new JsonbConfig().withFormatting(true).withNullValues(true));
 
     private Json() {
     }

@@ -93,7 +93,7 @@ final class ProduceHandler {
     }
 
     /** Reads at most {@code limit} bytes of body; a longer body is refused as too large. */
-    private static byte[] readBody(ServerRequest req, int limit) {
+    static byte[] readBody(ServerRequest req, int limit) {
         if (!req.content().hasEntity()) {
             return new byte[0];
         }

@@ -49,6 +49,11 @@ final class RequestParams {
         return texts;
     }
 
+    /** Every value of {@code name}, as sent. */
+    List<byte[]> allBytes(String name) {
+        return values.getOrDefault(name, List.of());
+    }
+
     /** The first value's bytes, or empty when absent (Go's {@code FormValue}). */
     byte[] firstBytes(String name) {
         List<byte[]> v = values.get(name);

@@ -39,8 +39,10 @@ public final class RestApi {
     public void register(HttpRouting.Builder routing) {
         Set<String> paths = new LinkedHashSet<>();
         ProduceHandler produce = new ProduceHandler();
-        resource(routing, paths, Method.POST, "/topics/{topic}/messages", (proxy, topic, req, res) ->
-                produce.handle(proxy, topic, req, res));
+        ConsumeHandler consume = new ConsumeHandler();
+        resource(routing, paths, Method.POST, "/topics/{topic}/messages", produce::handle);
+        resource(routing, paths, Method.GET, "/topics/{topic}/messages", consume::consume);
+        resource(routing, paths, Method.POST, "/topics/{topic}/acks", consume::ack);
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
         for (String path : paths) {

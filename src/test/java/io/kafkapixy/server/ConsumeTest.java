@@ -1,0 +1,340 @@
+package io.kafkapixy.server;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonObject;
+import mailgun.kafkapixy.AckRq;
+import mailgun.kafkapixy.ConsNAckRq;
+import mailgun.kafkapixy.ConsRs;
+import mailgun.kafkapixy.ProdRq;
+import org.junit.jupiter.api.Test;
+
+import static io.kafkapixy.testing.JsonBodies.error;
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Consume on one instance (reference §1.3, §1.4, §2.3, §4): long polls, the three ack modes, redelivery, limits.
+ * Committed offsets are read back with a plain admin client.
+ */
+class ConsumeTest {
+
+    private final TestKafka kafka = TestKafka.get();
+    private final String topic = TestKafka.uniqueTopic("consume");
+    private final String group = TestKafka.uniqueTopic("group");
+
+    @Test
+    void aNewGroupStartsAtTheNewestOffsetAndCommitsItAtOnce() {
+        kafka.createTopic(topic, 1);
+        kafka.produce(topic, 0, null, "before");
+        kafka.produce(topic, 0, null, "before");
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            HttpResponse<String> first = pixy.get(messages());
+            assertEquals(408, first.statusCode());
+            assertEquals("long polling timeout", error(first.body()));
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the head offset committed",
+                    () -> kafka.committed(group, topic).getOrDefault(0, null) != null
+                          && kafka.committed(group, topic).get(0).offset() == 2);
+
+            kafka.produce(topic, 0, "k", "after");
+            JsonObject m = object(pixy.get(messages()).body());
+            assertEquals(2, m.getJsonNumber("offset").longValue());
+            assertEquals(b64("after"), m.getString("value"));
+            assertEquals(b64("k"), m.getString("key"));
+        }
+    }
+
+    @Test
+    void autoAckDeliversEveryMessageOnceAndCommitsExactly() {
+        kafka.createTopic(topic, 4);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            join(pixy);
+            Set<String> produced = new HashSet<>();
+            for (int i = 0; i < 20; i++) {
+                kafka.produce(topic, i % 4, null, "m" + i);
+                produced.add("m" + i);
+            }
+            Set<String> consumed = new HashSet<>();
+            for (int i = 0; i < 20; i++) {
+                HttpResponse<String> rs = pixy.get(messages());
+                assertEquals(200, rs.statusCode(), rs.body());
+                JsonObject m = object(rs.body());
+                assertTrue(m.isNull("key"));
+                assertEquals(0, m.getJsonArray("headers").size());
+                assertTrue(consumed.add(new String(Base64.getDecoder().decode(m.getString("value")),
+                        StandardCharsets.UTF_8)));
+            }
+            assertEquals(produced, consumed);
+            TestKafka.Waits.until(Duration.ofSeconds(30), "offsets committed at the ends", () -> {
+                var c = kafka.committed(group, topic);
+                return c.size() == 4 && c.values().stream().allMatch(o -> o.offset() == 5 && o.metadata().isEmpty());
+            });
+            assertEquals(408, pixy.get(messages()).statusCode());
+        }
+    }
+
+    @Test
+    void theGrpcConsumeAndAckLoopCommitsExactlyWhatWasAcked() {
+        kafka.createTopic(topic, 2);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            join(pixy);
+            for (int i = 0; i < 10; i++) {
+                pixy.grpc().produce(ProdRq.newBuilder().setTopic(topic).setKeyValue(ByteString.copyFromUtf8("k" + i))
+                        .setMessage(ByteString.copyFromUtf8("v" + i)).build());
+            }
+            ConsNAckRq.Builder rq = ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setNoAck(true);
+            Set<String> values = new HashSet<>();
+            ConsRs last = null;
+            while (values.size() < 10) {
+                ConsRs rs = pixy.grpc().consumeNAck(rq.build());
+                assertTrue(values.add(rs.getMessage().toStringUtf8()));
+                assertEquals(rs.getMessage().toStringUtf8().substring(1), rs.getKeyValue().toStringUtf8().substring(1));
+                rq = ConsNAckRq.newBuilder().setTopic(topic).setGroup(group)
+                        .setAckPartition(rs.getPartition()).setAckOffset(rs.getOffset());
+                last = rs;
+            }
+            pixy.grpc().ack(AckRq.newBuilder().setTopic(topic).setGroup(group).setPartition(last.getPartition())
+                    .setOffset(last.getOffset()).build());
+            Map<Integer, Long> ends = kafka.endOffsets(topic, 2);
+            TestKafka.Waits.until(Duration.ofSeconds(30), "acked offsets committed", () -> {
+                var c = kafka.committed(group, topic);
+                return c.size() == 2 && c.get(0).offset() == ends.get(0) && c.get(1).offset() == ends.get(1);
+            });
+            StatusRuntimeException timeout = assertThrows(StatusRuntimeException.class,
+                    () -> pixy.grpc().consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(group)
+                            .setAutoAck(true).build()));
+            assertEquals(Status.Code.NOT_FOUND, timeout.getStatus().getCode());
+            assertEquals("long polling timeout", timeout.getStatus().getDescription());
+        }
+    }
+
+    @Test
+    void anUnackedMessageIsRedeliveredAfterAckTimeoutAndSparseAcksAreCommitted() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(2))
+                .longPollingTimeout(Duration.ofSeconds(5)))) {
+            join(pixy);
+            for (int i = 0; i < 3; i++) {
+                kafka.produce(topic, 0, null, "m" + i);
+            }
+            List<Long> offsets = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                offsets.add(object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue());
+            }
+            assertEquals(List.of(0L, 1L, 2L), offsets);
+            assertEquals(200, pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset=1",
+                    "text/plain", "").statusCode());
+            assertEquals(200, pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset=2",
+                    "text/plain", "").statusCode());
+            TestKafka.Waits.until(Duration.ofSeconds(30), "offset 0 with 1-2 acked (BC)", () -> {
+                var c = kafka.committed(group, topic).get(0);
+                return c != null && c.offset() == 0 && c.metadata().equals("BC");
+            });
+
+            JsonObject again = object(pixy.get(messages() + "&noAck").body());
+
+            assertEquals(0, again.getJsonNumber("offset").longValue());
+            assertEquals(b64("m0"), again.getString("value"));
+        }
+    }
+
+    @Test
+    void withMaxRetriesZeroAnUnackedMessageIsOfferedOnlyOnce() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(1)).maxRetries(0)
+                .longPollingTimeout(Duration.ofSeconds(3)))) {
+            join(pixy);
+            kafka.produce(topic, 0, null, "once");
+            assertEquals(0, object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue());
+
+            assertEquals(408, pixy.get(messages() + "&noAck").statusCode());
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the dropped message committed",
+                    () -> kafka.committed(group, topic).get(0).offset() == 1);
+        }
+    }
+
+    @Test
+    void noMoreThanMaxPendingPlusOneMessagesAreOutstandingPerPartition() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().maxPendingMessages(2))) {
+            join(pixy);
+            for (int i = 0; i < 5; i++) {
+                kafka.produce(topic, 0, null, "m" + i);
+            }
+            for (int i = 0; i < 3; i++) {
+                assertEquals(i, object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue());
+            }
+            assertEquals(408, pixy.get(messages() + "&noAck").statusCode());
+
+            JsonObject next = object(pixy.get(messages() + "&ackPartition=0&ackOffset=0").body());
+
+            assertEquals(3, next.getJsonNumber("offset").longValue());
+        }
+    }
+
+    @Test
+    void moreParkedRequestsThanTheChannelBufferGet429() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().channelBufferSize(2)
+                .longPollingTimeout(Duration.ofSeconds(4)))) {
+            join(pixy);
+            List<CompletableFuture<HttpResponse<String>>> requests = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                requests.add(CompletableFuture.supplyAsync(() -> pixy.get(messages())));
+            }
+            List<Integer> statuses = requests.stream().map(CompletableFuture::join).map(HttpResponse::statusCode)
+                    .sorted().toList();
+
+            assertEquals(List.of(408, 408, 429, 429, 429), statuses);
+            HttpResponse<String> rejected = requests.stream().map(CompletableFuture::join)
+                    .filter(r -> r.statusCode() == 429).findFirst().orElseThrow();
+            assertEquals("Too many requests. Consider increasing `consumer.channel_buffer_size` "
+                         + "(https://github.com/mailgun/kafka-pixy/blob/master/default.yaml#L43)",
+                    error(rejected.body()));
+        }
+    }
+
+    @Test
+    void aDisabledConsumerAnswersUnavailable() {
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().disabled())) {
+            HttpResponse<String> rs = pixy.get(messages());
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().consumeNAck(
+                    ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setAutoAck(true).build()));
+
+            assertEquals(503, rs.statusCode());
+            assertEquals("service is disabled by configuration", error(rs.body()));
+            assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
+            assertEquals("service is disabled by configuration", e.getStatus().getDescription());
+        }
+    }
+
+    @Test
+    void aGroupResumesAfterACleanRestartExactlyWhereItsAcksLeftIt() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            join(pixy);
+            for (int i = 0; i < 6; i++) {
+                kafka.produce(topic, 0, null, "m" + i);
+            }
+            for (int i = 0; i < 6; i++) {
+                assertEquals(i, object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue());
+            }
+            for (int o : new int[]{0, 1, 2, 4}) {
+                assertEquals(200, pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset=" + o,
+                        "text/plain", "").statusCode());
+            }
+        }
+        var committed = kafka.committed(group, topic).get(0);
+        assertEquals(3, committed.offset());
+        assertEquals("BB", committed.metadata());
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            List<Long> offsets = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                offsets.add(object(pixy.get(messages()).body()).getJsonNumber("offset").longValue());
+            }
+            assertEquals(List.of(3L, 5L), offsets);
+            assertEquals(408, pixy.get(messages()).statusCode());
+        }
+    }
+
+    @Test
+    void sparseAcksCommittedByAnotherInstanceAreSkipped() {
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 40; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+        }
+        kafka.commit(group, topic, 0, 2, "BgB");
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            List<Long> offsets = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> rs = pixy.get(messages());
+                assertEquals(200, rs.statusCode(), rs.body());
+                offsets.add(object(rs.body()).getJsonNumber("offset").longValue());
+            }
+            assertEquals(List.of(2L, 35L, 36L), offsets);
+        }
+    }
+
+    @Test
+    void acksOnAnInstanceThatNeverServedThePartitionFailWithTheOriginalsTexts() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            HttpResponse<String> unknown = pixy.post("/topics/" + topic + "/acks?group=" + group
+                                                     + "&partition=0&offset=3", "text/plain", "");
+            HttpResponse<String> noAck = pixy.post("/topics/" + topic + "/acks?group=" + group + "&noAck",
+                    "text/plain", "");
+            HttpResponse<String> negative = pixy.post("/topics/" + topic + "/acks?group=" + group
+                                                      + "&partition=-1&offset=3", "text/plain", "");
+            StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().ack(
+                    AckRq.newBuilder().setTopic(topic).setGroup(group).setPartition(0).setOffset(3).build()));
+
+            assertEquals(500, unknown.statusCode());
+            assertEquals("acks channel missing for {" + group + " " + topic + " 0}", error(unknown.body()));
+            assertEquals("acks channel missing for {" + group + " " + topic + " -1}", error(noAck.body()));
+            assertEquals(400, negative.statusCode());
+            assertEquals("invalid ack: bad partition: -1", error(negative.body()));
+            assertEquals(Status.Code.UNKNOWN, grpc.getStatus().getCode());
+        }
+    }
+
+    @Test
+    void badConsumeParametersGetTheOriginalsTexts() {
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            assertEquals("one consumer group is expected, but 0 provided",
+                    error(pixy.get("/topics/" + topic + "/messages").body()));
+            assertEquals("one consumer group is expected, but 2 provided",
+                    error(pixy.get("/topics/" + topic + "/messages?group=a&group=b").body()));
+            assertEquals("consumer group must not be empty",
+                    error(pixy.get("/topics/" + topic + "/messages?group=").body()));
+            assertEquals("bad ackPartition: [x]: strconv.ParseInt: parsing \"x\": invalid syntax",
+                    error(pixy.get(messages() + "&ackPartition=x&ackOffset=1").body()));
+            assertEquals("bad ackOffset: [99999999999999999999]: strconv.ParseInt: parsing "
+                         + "\"99999999999999999999\": value out of range",
+                    error(pixy.get(messages() + "&ackPartition=1&ackOffset=99999999999999999999").body()));
+            assertEquals("ackPartition and ackOffset either both should be provided or neither",
+                    error(pixy.get(messages() + "&ackOffset=1").body()));
+            StatusRuntimeException badAck = assertThrows(StatusRuntimeException.class, () -> pixy.grpc()
+                    .consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setAckPartition(-1).build()));
+            assertEquals(Status.Code.INVALID_ARGUMENT, badAck.getStatus().getCode());
+            assertEquals("invalid ack: bad partition: -1", badAck.getStatus().getDescription());
+            StatusRuntimeException noGroup = assertThrows(StatusRuntimeException.class, () -> pixy.grpc()
+                    .consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setAutoAck(true).build()));
+            assertEquals(Status.Code.INVALID_ARGUMENT, noGroup.getStatus().getCode());
+            assertEquals("consumer group must not be empty", noGroup.getStatus().getDescription());
+        }
+    }
+
+    private RunningPixy start(ConsumerSettingsBuilder consumer) {
+        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group, consumer));
+    }
+
+    /** The first consume of a group subscribes it; it times out on a topic with nothing new. */
+    private void join(RunningPixy pixy) {
+        assertEquals(408, pixy.get(messages()).statusCode());
+    }
+
+    private String messages() {
+        return "/topics/" + topic + "/messages?group=" + group;
+    }
+
+    private static String b64(String s) {
+        return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,64 @@
+package io.kafkapixy.testing;
+
+import java.time.Duration;
+
+import io.kafkapixy.config.ConsumerConfig;
+
+/** Consumer settings for tests: the original's defaults with shorter timeouts, changed one at a time. */
+public final class ConsumerSettingsBuilder {
+
+    private boolean disabled;
+    private Duration ackTimeout = Duration.ofSeconds(30);
+    private int channelBufferSize = 64;
+    private Duration longPollingTimeout = Duration.ofSeconds(2);
+    private int maxPendingMessages = 300;
+    private int maxRetries = -1;
+    private Duration offsetsCommitInterval = Duration.ofMillis(200);
+    private Duration subscriptionTimeout = Duration.ofSeconds(15);
+
+    public static ConsumerSettingsBuilder fast() {
+        return new ConsumerSettingsBuilder();
+    }
+
+    public ConsumerSettingsBuilder disabled() {
+        this.disabled = true;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder ackTimeout(Duration d) {
+        this.ackTimeout = d;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder channelBufferSize(int n) {
+        this.channelBufferSize = n;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder longPollingTimeout(Duration d) {
+        this.longPollingTimeout = d;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder maxPendingMessages(int n) {
+        this.maxPendingMessages = n;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder maxRetries(int n) {
+        this.maxRetries = n;
+        return this;
+    }
+
+    public ConsumerSettingsBuilder subscriptionTimeout(Duration d) {
+        this.subscriptionTimeout = d;
+        return this;
+    }
+
+    public ConsumerConfig build() {
+        ConsumerConfig d = ConsumerConfig.DEFAULT;
+        return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
+                longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
+                d.retryBackoff(), subscriptionTimeout, d.membership());
+    }
+}
