@@ -92,6 +92,15 @@ public final class Consumers implements AutoCloseable {
         }
     }
 
+    /** Consume requests parked on this instance right now, over all groups and topics. */
+    public synchronized int parkedRequests() {
+        int n = 0;
+        for (GroupConsumer g : groups.values()) {
+            n += g.parkedRequests();
+        }
+        return n;
+    }
+
     private synchronized GroupConsumer existing(String group) {
         GroupConsumer g = groups.get(group);
         return g == null || g.isClosed() ? null : g;

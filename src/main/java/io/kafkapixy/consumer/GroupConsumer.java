@@ -176,6 +176,19 @@ final class GroupConsumer {
         }
     }
 
+    int parkedRequests() {
+        lock.lock();
+        try {
+            int n = 0;
+            for (TopicState t : topics.values()) {
+                n += t.waitingCount();
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** True once this member takes no more requests (it left the group or is leaving). */
     boolean isClosed() {
         lock.lock();

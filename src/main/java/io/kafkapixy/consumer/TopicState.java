@@ -104,6 +104,10 @@ final class TopicState {
         return !partitions.isEmpty();
     }
 
+    int waitingCount() {
+        return waiting.size();
+    }
+
     boolean hasWaiting() {
         return !waiting.isEmpty();
     }

@@ -321,6 +321,83 @@ class ConsumeTest {
         }
     }
 
+    @Test
+    void aCommittedOffsetBeyondTheEndSkipsUpToItOnceMessagesArrive() {
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 5; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+        }
+        kafka.commit(group, topic, 0, 7, "");
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            assertEquals(408, pixy.get(messages()).statusCode());
+            for (int i = 5; i < 9; i++) {
+                kafka.produce(topic, 0, null, "m" + i);
+            }
+
+            assertEquals(7, object(pixy.get(messages()).body()).getJsonNumber("offset").longValue());
+        }
+    }
+
+    @Test
+    void aCommittedOffsetThatExpiredStartsAtTheOldestAndIsCommittedAtOnce() throws Exception {
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 5; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+        }
+        kafka.commit(group, topic, 0, 1, "");
+        kafka.admin().deleteRecords(Map.of(new org.apache.kafka.common.TopicPartition(topic, 0),
+                org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(3))).all()
+                .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            assertEquals(3, object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue());
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the oldest offset committed",
+                    () -> kafka.committed(group, topic).get(0).offset() == 3);
+        }
+    }
+
+    @Test
+    void aMissingTopicTimesOutWithoutHurtingOtherTopicsOfTheGroup() {
+        try (var strict = io.kafkapixy.embedded.EmbeddedKafka.start(Map.of("auto.create.topics.enable", "false"));
+             RunningPixy pixy = RunningPixy.start(RunningPixy.config(strict.bootstrapServers(), "kp_strict",
+                     ConsumerSettingsBuilder.fast()))) {
+            try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers",
+                    strict.bootstrapServers()))) {
+                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1)))
+                        .all().get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+            CompletableFuture<HttpResponse<String>> missing = CompletableFuture.supplyAsync(
+                    () -> pixy.get("/topics/no-such-topic/messages?group=" + group));
+            assertEquals(408, pixy.get(messages()).statusCode());
+            pixy.post("/topics/" + topic + "/messages?sync", "text/plain", "still flowing");
+
+            HttpResponse<String> rs = pixy.get(messages());
+
+            assertEquals(200, rs.statusCode(), rs.body());
+            assertEquals(b64("still flowing"), object(rs.body()).getString("value"));
+            assertEquals(408, missing.join().statusCode());
+            assertEquals(408, pixy.get("/topics/no-such-topic/messages?group=" + group).statusCode());
+        }
+    }
+
+    @Test
+    void onShutdownParkedRequestsAreAnsweredUnavailable() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().longPollingTimeout(Duration.ofSeconds(30)))) {
+            CompletableFuture<HttpResponse<String>> parked = CompletableFuture.supplyAsync(() -> pixy.get(messages()));
+            var consumers = pixy.app().proxies().get("").consumers();
+            TestKafka.Waits.until(Duration.ofSeconds(30), "a parked request", () -> consumers.parkedRequests() == 1);
+
+            consumers.close();
+
+            HttpResponse<String> rs = parked.join();
+            assertEquals(503, rs.statusCode());
+            assertEquals("service is shutting down", error(rs.body()));
+            assertEquals(503, pixy.get(messages()).statusCode());
+        }
+    }
+
     private RunningPixy start(ConsumerSettingsBuilder consumer) {
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group, consumer));
     }
