@@ -5,9 +5,7 @@ import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.server.PixyServer;
 
 /**
- * A running Kafka-Pixy: the clusters ({@link ProxySet}) and the API servers in front of them. {@link #close()}
- * stops the servers first, then the proxies (which drain their producers), so nothing is accepted that cannot be
- * delivered.
+ * A running Kafka-Pixy: the clusters ({@link ProxySet}) and the API servers in front of them.
  */
 public final class Application implements AutoCloseable {
 
@@ -37,12 +35,16 @@ public final class Application implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Stops the proxies while the servers still run (parked consume requests are answered 503, acks still reach
+     * the consumers until their offsets are committed, accepted messages are delivered), then the servers.
+     */
     @Override
     public void close() {
         try {
-            server.close();
-        } finally {
             proxies.close();
+        } finally {
+            server.close();
         }
     }
 }

@@ -10,9 +10,6 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /** Maps the original's {@code consumer} keys onto the settings of a group's {@code KafkaConsumer}. */
 final class ConsumerSettings {
 
-    /** Room above {@code ack_timeout} for a revoke that waits for acks before the group gives up on us. */
-    private static final long POLL_INTERVAL_HEADROOM_MS = 60_000;
-
     private ConsumerSettings() {
     }
 
@@ -34,9 +31,6 @@ final class ConsumerSettings {
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
                 (int) Math.max(1, c.fetchMaxWait().toMillis()));
-        long maxPoll = Math.max(300_000, c.ackTimeout().toMillis() + POLL_INTERVAL_HEADROOM_MS);
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
-                (int) Math.min(maxPoll, Integer.MAX_VALUE));
         return s;
     }
 }

@@ -19,21 +19,24 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * The consumer side of one cluster (reference §4.2): a {@link GroupConsumer} per group with live requests on this
  * instance, created by the first request and gone when its last topic expires.
  *
- * <p>Thread-safe. The {@code Proxy} owns it and {@link #close() closes} it before the producer: parked requests are
- * answered 503, offsets committed, groups left.
+ * <p>Thread-safe, without a lock shared by all groups. The {@code Proxy} owns it and {@link #close() closes} it
+ * before the producer: parked requests are answered 503, acked offsets committed, groups left.
  */
 public final class Consumers implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Consumers.class.getName());
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(90);
 
     private final ConsumerConfig config;
     private final Map<String, Object> kafkaCommon;
     private final Clock clock;
-    private final Map<String, GroupConsumer> groups = new HashMap<>();
-    /** (group, topic, partition) this instance ever returned a message from: where acks may go (§1.4). */
+    /** The member of each group that takes new requests. */
+    private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
+    /** Every member not done yet, including ones leaving: they still hold partitions and take acks for them. */
+    private final Map<String, Set<GroupConsumer>> live = new ConcurrentHashMap<>();
+    /** (group, topic, partition) this instance ever returned a message from: where acks may go (§1.2, §1.4). */
     private final Set<Served> served = ConcurrentHashMap.newKeySet();
-    private boolean closing;
+    private volatile boolean closing;
 
     private record Served(String group, String topic, int partition) {
     }
@@ -46,7 +49,8 @@ public final class Consumers implements AutoCloseable {
 
     /**
      * Returns the next message of {@code topic} for {@code group}, waiting up to {@code long_polling_timeout} from
-     * now. An explicit ack is applied first, quietly (an ack this instance cannot apply is dropped, §4.2).
+     * now. An explicit ack is applied first, quietly: it is dropped unless this instance returned a message of that
+     * partition (§4.2), so the proto-default ack of partition 0 offset 0 acks nothing by accident.
      *
      * @throws PixyException disabled, shutting down, long polling timeout or too many requests
      */
@@ -55,11 +59,8 @@ public final class Consumers implements AutoCloseable {
             throw PixyException.disabled();
         }
         var arrival = clock.instant();
-        if (ack instanceof AckMode.Explicit e) {
-            GroupConsumer g = existing(group);
-            if (g != null) {
-                g.ack(topic, e.partition(), e.offset());
-            }
+        if (ack instanceof AckMode.Explicit e && served.contains(new Served(group, topic, e.partition()))) {
+            ackHeld(group, topic, e.partition(), e.offset());
         }
         while (true) {
             GroupConsumer g = member(group);
@@ -86,56 +87,66 @@ public final class Consumers implements AutoCloseable {
             throw new PixyException(ErrorKind.ACK_FAILED,
                     "acks channel missing for {" + group + " " + topic + " " + partition + "}");
         }
-        GroupConsumer g = existing(group);
-        if (g == null || !g.ack(topic, partition, offset)) {
+        if (!ackHeld(group, topic, partition, offset)) {
             throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
         }
     }
 
+    private boolean ackHeld(String group, String topic, int partition, long offset) {
+        for (GroupConsumer g : live.getOrDefault(group, Set.of())) {
+            if (g.ack(topic, partition, offset)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Consume requests parked on this instance right now, over all groups and topics. */
-    public synchronized int parkedRequests() {
+    public int parkedRequests() {
         int n = 0;
-        for (GroupConsumer g : groups.values()) {
+        for (GroupConsumer g : accepting.values()) {
             n += g.parkedRequests();
         }
         return n;
     }
 
-    private synchronized GroupConsumer existing(String group) {
-        GroupConsumer g = groups.get(group);
-        return g == null || g.isClosed() ? null : g;
-    }
-
-    private synchronized GroupConsumer member(String group) {
+    private GroupConsumer member(String group) {
         if (closing) {
             throw PixyException.shuttingDown();
         }
-        GroupConsumer g = groups.get(group);
-        if (g == null || g.isClosed()) {
-            Map<String, Object> settings = new HashMap<>(kafkaCommon);
-            settings.putAll(ConsumerSettings.of(config, group));
-            GroupConsumer[] created = new GroupConsumer[1];
-            created[0] = new GroupConsumer(group, config, clock, new KafkaConsumer<>(settings),
-                    () -> forget(group, created[0]));
-            g = created[0];
-            groups.put(group, g);
-            g.start();
+        GroupConsumer g = accepting.get(group);
+        if (g != null && !g.isClosed()) {
+            return g;
         }
-        return g;
+        return accepting.compute(group, (name, current) -> {
+            if (current != null && !current.isClosed()) {
+                return current;
+            }
+            GroupConsumer[] created = new GroupConsumer[1];
+            created[0] = new GroupConsumer(name, config, clock, () -> {
+                Map<String, Object> settings = new HashMap<>(kafkaCommon);
+                settings.putAll(ConsumerSettings.of(config, name));
+                return new KafkaConsumer<>(settings);
+            }, () -> forget(name, created[0]));
+            live.computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(created[0]);
+            return created[0];
+        });
     }
 
-    private synchronized void forget(String group, GroupConsumer g) {
-        groups.remove(group, g);
+    private void forget(String group, GroupConsumer g) {
+        accepting.remove(group, g);
+        live.computeIfPresent(group, (name, members) -> {
+            members.remove(g);
+            return members.isEmpty() ? null : members;
+        });
     }
 
     /** Answers parked requests 503, commits, leaves every group; waits for that to finish. */
     @Override
     public void close() {
-        List<GroupConsumer> members;
-        synchronized (this) {
-            closing = true;
-            members = new ArrayList<>(groups.values());
-        }
+        closing = true;
+        List<GroupConsumer> members = new ArrayList<>();
+        live.values().forEach(members::addAll);
         members.forEach(GroupConsumer::shutdown);
         for (GroupConsumer g : members) {
             try {

@@ -12,77 +12,97 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
-import io.kafkapixy.offset.OffsetTracker;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 
 /**
- * This instance's member of one consumer group (reference §4, design.md §3): one {@link Consumer} owned by one
- * thread, whose subscription is the set of topics with live requests here.
+ * This instance's member of one consumer group (reference §4, design.md §3): one {@link Consumer} created and
+ * owned by one thread, whose subscription is the set of topics with live requests here.
  *
  * <p>Request threads park in {@link #consume} and are served from fetched records under {@link #lock}; the owning
- * thread polls, follows rebalances (initial offsets per §4.8, a final commit on revoke), commits every
- * {@code offsets_commit_interval}, pauses partitions that are full or over {@code max_pending_messages}, and
- * expires idle topics (§4.7). When the last topic expires it leaves the group and the member is done: later
- * requests get a new member from {@link Consumers}.
+ * thread polls, follows rebalances (initial offsets per §4.8, a final commit when a partition goes), commits every
+ * {@code offsets_commit_interval}, pauses partitions that are full or over {@code max_pending_messages}, drops
+ * offers past {@code max_retries}, and expires idle topics (§4.7). When the last topic expires, or on
+ * {@link #shutdown()}, it commits, leaves the group and is done; later requests get a new member from
+ * {@link Consumers}. Acks are taken until the partitions are committed and gone, also while closing.
  */
 final class GroupConsumer {
 
     private static final System.Logger LOG = System.getLogger(GroupConsumer.class.getName());
     /** How often the owning thread looks at subscriptions, retries, pauses and commits when no records arrive. */
     static final Duration POLL_INTERVAL = Duration.ofMillis(100);
+    /** Records buffered per partition before fetching pauses; a bound on memory, whatever the request limit. */
+    static final int MAX_FETCH_BUFFER = 256;
+    /**
+     * How long a partition that moves to another member waits for the acks of what it offered. The original waits
+     * up to {@code ack_timeout} (§4.6); here the wait blocks the member's poll loop and the group's rebalance, so it
+     * is short: later acks are lost and those messages are delivered again by the new owner (at least once).
+     */
+    static final Duration REVOKE_ACK_WAIT = Duration.ofSeconds(5);
     private static final Duration KAFKA_CALL_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration LEAVE_COMMIT_DEADLINE = Duration.ofSeconds(30);
+    private static final Duration HEAD_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
 
     private final String group;
     private final ConsumerConfig config;
     private final Clock clock;
-    private final Consumer<byte[], byte[]> kafka;
+    private final Supplier<Consumer<byte[], byte[]>> kafkaFactory;
     private final Runnable onDone;
     private final Thread thread;
+    private final int fetchBuffer;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition acked = lock.newCondition();
     // guarded by lock
     private final Map<String, TopicState> topics = new HashMap<>();
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    private boolean started;
     private boolean closed;
     private boolean shuttingDown;
 
     // owning thread only
+    private Consumer<byte[], byte[]> kafka;
     private Set<String> subscribed = Set.of();
     private final Set<TopicPartition> paused = new HashSet<>();
+    private final Set<TopicPartition> uninitialized = new HashSet<>();
+    /** Newest offsets seen when a topic was first asked for: where a group with no commit starts (§4.8). */
+    private final Map<TopicPartition, Long> heads = new HashMap<>();
     private Instant nextCommit;
 
-    GroupConsumer(String group, ConsumerConfig config, Clock clock, Consumer<byte[], byte[]> kafka, Runnable onDone) {
+    GroupConsumer(String group, ConsumerConfig config, Clock clock, Supplier<Consumer<byte[], byte[]>> kafkaFactory,
+                  Runnable onDone) {
         this.group = group;
         this.config = config;
         this.clock = clock;
-        this.kafka = kafka;
+        this.kafkaFactory = kafkaFactory;
         this.onDone = onDone;
+        this.fetchBuffer = Math.min(config.channelBufferSize(), MAX_FETCH_BUFFER);
         this.nextCommit = clock.instant().plus(config.offsetsCommitInterval());
         this.thread = Thread.ofPlatform().name("group-" + group).daemon().unstarted(this::run);
     }
 
-    void start() {
-        thread.start();
-    }
-
     /**
      * Parks a request for a message of {@code topic} until {@code arrival} + {@code long_polling_timeout}. Returns
-     * null when this member has left the group (the caller gets a new member).
+     * null when this member is leaving the group (the caller gets a new member).
      *
      * @throws PixyException long polling timeout, too many requests, or shutting down
      */
@@ -101,6 +121,10 @@ final class GroupConsumer {
             t = topics.computeIfAbsent(topic, name -> new TopicState(name, arrival));
             r = t.park(arrival, deadline, config.channelBufferSize());
             t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+            if (!started) {
+                started = true;
+                thread.start();
+            }
         } finally {
             lock.unlock();
         }
@@ -112,28 +136,34 @@ final class GroupConsumer {
         try {
             return r.result.get(Math.max(ttl, 0), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            lock.lock();
-            try {
-                // A message handed over at the last moment is still delivered; otherwise the request gives up.
-                if (!r.result.isDone() && t.unpark(r)) {
-                    r.result.completeExceptionally(PixyException.longPollTimeout());
-                }
-            } finally {
-                lock.unlock();
-            }
+            giveUp(t, r, PixyException.longPollTimeout());
+            return result(r);
+        } catch (InterruptedException e) {
+            // The server is stopping this request: take it out of the queue so no message is offered to it.
+            giveUp(t, r, PixyException.shuttingDown());
+            Thread.currentThread().interrupt();
             return result(r);
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw PixyException.shuttingDown();
+        }
+    }
+
+    /** A message handed over at the last moment is still delivered; otherwise the request leaves the queue. */
+    private void giveUp(TopicState t, WaitingRequest r, PixyException answer) {
+        lock.lock();
+        try {
+            if (!r.result.isDone() && t.unpark(r)) {
+                r.result.completeExceptionally(answer);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     private static ConsumedMessage result(WaitingRequest r) {
         try {
             return r.result.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw unwrap(e.getCause());
         }
     }
@@ -143,7 +173,7 @@ final class GroupConsumer {
                 : new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()), cause);
     }
 
-    /** Acks a message of a partition assigned here; false when the partition is not (or no longer) assigned here. */
+    /** Acks a message of a partition held here, also while closing; false when the partition is not held here. */
     boolean ack(String topic, int partition, long offset) {
         lock.lock();
         try {
@@ -163,7 +193,7 @@ final class GroupConsumer {
         }
     }
 
-    /** Answers parked requests {@code service is shutting down}, then commits and leaves the group. */
+    /** Answers parked requests {@code service is shutting down}; the owning thread then commits and leaves. */
     void shutdown() {
         lock.lock();
         try {
@@ -171,6 +201,10 @@ final class GroupConsumer {
             shuttingDown = true;
             topics.values().forEach(t -> t.failAll(PixyException.shuttingDown()));
             acked.signalAll();
+            if (!started) {
+                started = true;
+                onDone.run();
+            }
         } finally {
             lock.unlock();
         }
@@ -189,7 +223,7 @@ final class GroupConsumer {
         }
     }
 
-    /** True once this member takes no more requests (it left the group or is leaving). */
+    /** True once this member takes no more requests (it is leaving the group or has left). */
     boolean isClosed() {
         lock.lock();
         try {
@@ -199,59 +233,88 @@ final class GroupConsumer {
         }
     }
 
-    /** Waits for the owning thread to finish leaving the group. */
+    /** Waits for the owning thread to finish leaving the group; true when it did (or never started). */
     boolean awaitDone(Duration timeout) throws InterruptedException {
+        if (thread.getState() == Thread.State.NEW) {
+            return true;
+        }
         return thread.join(timeout);
     }
 
     private void run() {
+        PixyException answer = PixyException.shuttingDown();
         try {
+            kafka = kafkaFactory.get();
             while (true) {
                 Set<String> wanted = wantedTopics();
                 if (wanted.isEmpty()) {
                     break;
                 }
-                if (!wanted.equals(subscribed)) {
-                    LOG.log(Level.INFO, "Group {0} subscribes to {1}", group, wanted);
-                    kafka.subscribe(wanted, new Rebalance());
-                    subscribed = wanted;
-                }
-                ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL_INTERVAL);
-                Instant now = clock.instant();
-                Set<TopicPartition> toPause = new HashSet<>();
-                lock.lock();
                 try {
-                    for (ConsumerRecord<byte[], byte[]> record : records) {
-                        PartitionState p = assigned.get(new TopicPartition(record.topic(), record.partition()));
-                        if (p != null) {
-                            p.addFetched(record);
-                        }
-                    }
-                    for (TopicState t : topics.values()) {
-                        t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
-                        if (t.shouldExpire(now, config.subscriptionTimeout(), config.ackTimeout())) {
-                            LOG.log(Level.INFO, "Topic subscription expired: group={0}, topic={1}", group, t.topic);
-                            t.expire();
-                        }
-                    }
-                    for (PartitionState p : assigned.values()) {
-                        if (p.shouldPauseFetching(config.channelBufferSize(), config.maxPendingMessages())) {
-                            toPause.add(p.tp);
-                        }
-                    }
-                } finally {
-                    lock.unlock();
-                }
-                updatePaused(toPause);
-                if (!now.isBefore(nextCommit)) {
-                    commitChanged();
-                    nextCommit = now.plus(config.offsetsCommitInterval());
+                    pollOnce(wanted);
+                } catch (TopicAuthorizationException e) {
+                    refuseTopics(e.unauthorizedTopics(), e.getMessage());
+                } catch (RetriableException | org.apache.kafka.common.errors.InterruptException e) {
+                    LOG.log(Level.WARNING, "Group {0}: {1}; retrying in {2}", group, e.getMessage(),
+                            config.retryBackoff());
+                    sleep(config.retryBackoff());
                 }
             }
-            leave(PixyException.shuttingDown());
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "Group consumer failed: group=" + group, e);
-            leave(new PixyException(ErrorKind.INTERNAL, "consumer of group " + group + " failed: " + e.getMessage()));
+            answer = new PixyException(ErrorKind.INTERNAL, "consumer of group " + group + " failed: "
+                                                            + e.getMessage());
+        }
+        leave(answer);
+    }
+
+    private void pollOnce(Set<String> wanted) {
+        if (!wanted.equals(subscribed)) {
+            for (String topic : wanted) {
+                if (!subscribed.contains(topic)) {
+                    rememberHead(topic);
+                }
+            }
+            LOG.log(Level.INFO, "Group {0} subscribes to {1}", group, wanted);
+            kafka.subscribe(wanted, new Rebalance());
+            subscribed = wanted;
+        }
+        if (!uninitialized.isEmpty()) {
+            initialize(new ArrayList<>(uninitialized));
+        }
+        ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL_INTERVAL);
+        Instant now = clock.instant();
+        Set<TopicPartition> toPause = new HashSet<>(uninitialized);
+        lock.lock();
+        try {
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                PartitionState p = assigned.get(new TopicPartition(record.topic(), record.partition()));
+                if (p != null) {
+                    p.addFetched(record);
+                }
+            }
+            for (PartitionState p : assigned.values()) {
+                p.takeDueRetry(now, config.maxRetries());
+            }
+            for (TopicState t : topics.values()) {
+                t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
+                if (t.shouldExpire(now, config.subscriptionTimeout(), config.ackTimeout())) {
+                    LOG.log(Level.INFO, "Topic subscription expired: group={0}, topic={1}", group, t.topic);
+                    t.expire();
+                }
+            }
+            for (PartitionState p : assigned.values()) {
+                if (p.shouldPauseFetching(fetchBuffer, config.maxPendingMessages())) {
+                    toPause.add(p.tp);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        updatePaused(toPause);
+        if (!now.isBefore(nextCommit)) {
+            commitChanged();
+            nextCommit = now.plus(config.offsetsCommitInterval());
         }
     }
 
@@ -278,14 +341,46 @@ final class GroupConsumer {
         }
     }
 
+    /** A topic this instance may not read: its requests fail and it leaves the subscription until asked again. */
+    private void refuseTopics(Set<String> unauthorized, String reason) {
+        LOG.log(Level.WARNING, "Group {0}: {1}", group, reason);
+        lock.lock();
+        try {
+            for (String topic : unauthorized) {
+                TopicState t = topics.get(topic);
+                if (t != null) {
+                    t.failAll(new PixyException(ErrorKind.INTERNAL, reason));
+                    t.expire();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Remembers the newest offsets of a topic when it is first asked for (where a group with no commit starts). */
+    private void rememberHead(String topic) {
+        try {
+            List<PartitionInfo> partitions = kafka.partitionsFor(topic, HEAD_LOOKUP_TIMEOUT);
+            if (partitions == null || partitions.isEmpty()) {
+                return;
+            }
+            List<TopicPartition> tps = partitions.stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            heads.putAll(kafka.endOffsets(tps, HEAD_LOOKUP_TIMEOUT));
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "No head offsets for {0}: {1}", topic, e.getMessage());
+        }
+    }
+
     private void updatePaused(Set<TopicPartition> toPause) {
+        Set<TopicPartition> assignment = kafka.assignment();
         Set<TopicPartition> resume = new HashSet<>(paused);
         resume.removeAll(toPause);
+        resume.retainAll(assignment);
         Set<TopicPartition> pause = new HashSet<>(toPause);
         pause.removeAll(paused);
-        Set<TopicPartition> assignment = kafka.assignment();
         pause.retainAll(assignment);
-        resume.retainAll(assignment);
         if (!pause.isEmpty()) {
             kafka.pause(pause);
         }
@@ -332,8 +427,9 @@ final class GroupConsumer {
     }
 
     /**
-     * Leaves the group: unsubscribing revokes every partition (which commits its final position), then the consumer
-     * is closed. Requests still parked are answered: 503 when shutting down, else the failure.
+     * Leaves the group: commits every held position (letting a rebalance in progress finish first, since a member
+     * in a rebalance cannot commit and would lose its partitions uncommitted), unsubscribes, closes the consumer.
+     * Requests still parked are answered: 503 when shutting down, else {@code answerParked}.
      */
     private void leave(PixyException answerParked) {
         lock.lock();
@@ -342,15 +438,18 @@ final class GroupConsumer {
         } finally {
             lock.unlock();
         }
-        try {
-            kafka.unsubscribe();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Failed to leave group " + group + " cleanly", e);
-        }
-        try {
-            kafka.close(KAFKA_CALL_TIMEOUT);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Failed to close consumer of group " + group, e);
+        if (kafka != null) {
+            commitBeforeLeaving();
+            try {
+                kafka.unsubscribe();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Failed to leave group " + group + " cleanly", e);
+            }
+            try {
+                kafka.close(KAFKA_CALL_TIMEOUT);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Failed to close consumer of group " + group, e);
+            }
         }
         lock.lock();
         try {
@@ -364,7 +463,45 @@ final class GroupConsumer {
         onDone.run();
     }
 
-    private void commitFinal(Collection<TopicPartition> partitions) {
+    private void commitBeforeLeaving() {
+        Instant deadline = clock.instant().plus(LEAVE_COMMIT_DEADLINE);
+        while (true) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = positions(assignedPartitions());
+            if (offsets.isEmpty()) {
+                return;
+            }
+            try {
+                kafka.commitSync(offsets, KAFKA_CALL_TIMEOUT);
+                return;
+            } catch (RebalanceInProgressException e) {
+                if (clock.instant().isAfter(deadline)) {
+                    LOG.log(Level.ERROR, "Failed to commit offset before leaving: group={0}, offsets={1}", group,
+                            offsets);
+                    return;
+                }
+                try {
+                    kafka.poll(POLL_INTERVAL);
+                } catch (RuntimeException pollError) {
+                    LOG.log(Level.WARNING, "Group {0}: {1}", group, pollError.getMessage());
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "Failed to commit offset before leaving: group={0}, offsets={1}, error={2}",
+                        group, offsets, e.getMessage());
+                return;
+            }
+        }
+    }
+
+    private List<TopicPartition> assignedPartitions() {
+        lock.lock();
+        try {
+            return new ArrayList<>(assigned.keySet());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> positions(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         lock.lock();
         try {
@@ -377,13 +514,96 @@ final class GroupConsumer {
         } finally {
             lock.unlock();
         }
-        if (!offsets.isEmpty()) {
-            try {
-                kafka.commitSync(offsets, KAFKA_CALL_TIMEOUT);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Failed to commit offset: group={0}, offsets={1}, error={2}", group, offsets,
-                        e.getMessage());
+        return offsets;
+    }
+
+    /**
+     * Sets up newly assigned partitions (§4.8). A partition whose offsets cannot be read yet stays paused and is
+     * retried on the next poll.
+     */
+    private void initialize(Collection<TopicPartition> partitions) {
+        Set<TopicPartition> set = new HashSet<>(partitions);
+        set.retainAll(kafka.assignment());
+        uninitialized.removeIf(tp -> !kafka.assignment().contains(tp));
+        if (set.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        Map<TopicPartition, Long> begin;
+        Map<TopicPartition, Long> end;
+        try {
+            committed = kafka.committed(set, KAFKA_CALL_TIMEOUT);
+            begin = kafka.beginningOffsets(set, KAFKA_CALL_TIMEOUT);
+            end = kafka.endOffsets(set, KAFKA_CALL_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Cannot read offsets of {0} for group {1} yet: {2}", set, group, e.getMessage());
+            uninitialized.addAll(set);
+            kafka.pause(set);
+            paused.addAll(set);
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> adjusted = new HashMap<>();
+        Map<TopicPartition, PartitionState> states = new HashMap<>();
+        for (TopicPartition tp : set) {
+            OffsetAndMetadata c = committed.get(tp);
+            long newest = end.get(tp);
+            Long head = heads.remove(tp);
+            long start = c == null && head != null && head >= begin.get(tp) && head < newest ? head : newest;
+            InitialOffset initial = InitialOffset.of(c, begin.get(tp), start, config.ackTimeout());
+            if (initial.tracker().badMetadata()) {
+                LOG.log(Level.WARNING, "Bad sparse acks: group={0}, partition={1}, metadata={2}", group, tp,
+                        c.metadata());
             }
+            kafka.seek(tp, initial.fetchFrom());
+            PartitionState p = new PartitionState(tp, initial.tracker(), c, initial.fetchFrom());
+            if (initial.commit().isPresent()) {
+                LOG.log(Level.INFO, "Adjusted offset: group={0}, partition={1}, new={2}", group, tp,
+                        initial.commit().get().offset());
+                adjusted.put(tp, p.position());
+            }
+            states.put(tp, p);
+        }
+        if (!adjusted.isEmpty()) {
+            try {
+                kafka.commitSync(adjusted, KAFKA_CALL_TIMEOUT);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Failed to commit adjusted offsets: group={0}, error={1}", group,
+                        e.getMessage());
+                states.forEach((tp, p) -> {
+                    if (adjusted.containsKey(tp)) {
+                        p.commitFailed();
+                    }
+                });
+            }
+        }
+        uninitialized.removeAll(set);
+        if (paused.removeAll(set)) {
+            kafka.resume(set);
+        }
+        lock.lock();
+        try {
+            states.forEach((tp, p) -> {
+                assigned.put(tp, p);
+                topics.computeIfAbsent(tp.topic(), name -> {
+                    TopicState t = new TopicState(name, clock.instant());
+                    t.expire();
+                    return t;
+                }).add(p);
+            });
+            Instant now = clock.instant();
+            topics.values().forEach(t -> t.dispatch(now, config.maxPendingMessages(), config.maxRetries()));
+        } finally {
+            lock.unlock();
+        }
+        LOG.log(Level.INFO, "Partitions assigned: group={0}, partitions={1}", group, new TreeSet<>(
+                set.stream().map(TopicPartition::toString).toList()));
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -392,84 +612,40 @@ final class GroupConsumer {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
-                return;
+            if (!partitions.isEmpty()) {
+                initialize(partitions);
             }
-            Set<TopicPartition> set = new HashSet<>(partitions);
-            Map<TopicPartition, OffsetAndMetadata> committed = kafka.committed(set, KAFKA_CALL_TIMEOUT);
-            Map<TopicPartition, Long> begin = kafka.beginningOffsets(set, KAFKA_CALL_TIMEOUT);
-            Map<TopicPartition, Long> end = kafka.endOffsets(set, KAFKA_CALL_TIMEOUT);
-            Map<TopicPartition, OffsetAndMetadata> adjusted = new HashMap<>();
-            Map<TopicPartition, PartitionState> states = new HashMap<>();
-            for (TopicPartition tp : set) {
-                InitialOffset initial = InitialOffset.of(committed.get(tp), begin.get(tp), end.get(tp),
-                        config.ackTimeout());
-                if (initial.tracker().badMetadata()) {
-                    LOG.log(Level.WARNING, "Bad sparse acks: group={0}, partition={1}, metadata={2}", group, tp,
-                            committed.get(tp).metadata());
-                }
-                kafka.seek(tp, initial.fetchFrom());
-                PartitionState p = new PartitionState(tp, initial.tracker(), committed.get(tp));
-                initial.commit().ifPresent(o -> {
-                    LOG.log(Level.INFO, "Adjusted offset: group={0}, partition={1}, new={2}", group, tp, o.offset());
-                    adjusted.put(tp, p.position());
-                });
-                states.put(tp, p);
-            }
-            if (!adjusted.isEmpty()) {
-                try {
-                    kafka.commitSync(adjusted, KAFKA_CALL_TIMEOUT);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "Failed to commit adjusted offsets: group={0}, error={1}", group,
-                            e.getMessage());
-                    states.forEach((tp, p) -> {
-                        if (adjusted.containsKey(tp)) {
-                            p.commitFailed();
-                        }
-                    });
-                }
-            }
-            lock.lock();
-            try {
-                states.forEach((tp, p) -> {
-                    assigned.put(tp, p);
-                    topics.computeIfAbsent(tp.topic(), name -> {
-                        TopicState t = new TopicState(name, clock.instant());
-                        t.expire();
-                        return t;
-                    }).add(p);
-                });
-                Instant now = clock.instant();
-                topics.values().forEach(t -> t.dispatch(now, config.maxPendingMessages(), config.maxRetries()));
-            } finally {
-                lock.unlock();
-            }
-            LOG.log(Level.INFO, "Partitions assigned: group={0}, partitions={1}", group, new TreeSet<>(
-                    partitions.stream().map(TopicPartition::toString).toList()));
         }
 
+        /** Waits briefly for outstanding acks, then commits the final positions and lets the partitions go. */
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            uninitialized.removeAll(partitions);
             if (partitions.isEmpty()) {
                 return;
             }
             awaitAcks(partitions);
-            commitFinal(partitions);
-            drop(partitions);
+            Map<TopicPartition, OffsetAndMetadata> offsets = takeFinal(partitions);
+            if (!offsets.isEmpty()) {
+                try {
+                    kafka.commitSync(offsets, KAFKA_CALL_TIMEOUT);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "Failed to commit offset: group={0}, offsets={1}, error={2}", group,
+                            offsets, e.getMessage());
+                }
+            }
             LOG.log(Level.INFO, "Partitions revoked: group={0}, partitions={1}", group, partitions);
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            drop(partitions);
-            LOG.log(Level.WARNING, "Partitions lost: group={0}, partitions={1}", group, partitions);
+            uninitialized.removeAll(partitions);
+            Map<TopicPartition, OffsetAndMetadata> uncommitted = takeFinal(partitions);
+            LOG.log(Level.WARNING, "Partitions lost: group={0}, uncommitted={1}", group, uncommitted);
         }
 
-        /**
-         * Before a partition moves to another member, waits for the acks of what was offered from it, up to the
-         * latest offer deadline (at most {@code ack_timeout}, §4.6); not while shutting down.
-         */
         private void awaitAcks(Collection<TopicPartition> partitions) {
+            Instant limit = clock.instant().plus(REVOKE_ACK_WAIT);
             lock.lock();
             try {
                 List<PartitionState> revoking = new ArrayList<>();
@@ -489,6 +665,10 @@ final class GroupConsumer {
                             wait = w;
                         }
                     }
+                    Duration left = Duration.between(now, limit);
+                    if (left.compareTo(wait) < 0) {
+                        wait = left;
+                    }
                     if (wait.isZero() || wait.isNegative()) {
                         return;
                     }
@@ -501,13 +681,19 @@ final class GroupConsumer {
             }
         }
 
-        private void drop(Collection<TopicPartition> partitions) {
+        /** Removes the partitions and returns their positions, atomically, so no ack lands in between. */
+        private Map<TopicPartition, OffsetAndMetadata> takeFinal(Collection<TopicPartition> partitions) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
             lock.lock();
             try {
                 for (TopicPartition tp : partitions) {
                     PartitionState p = assigned.remove(tp);
+                    if (p == null) {
+                        continue;
+                    }
+                    offsets.put(tp, p.position());
                     TopicState t = topics.get(tp.topic());
-                    if (p != null && t != null) {
+                    if (t != null) {
                         t.remove(p);
                     }
                 }
@@ -515,6 +701,7 @@ final class GroupConsumer {
                 lock.unlock();
             }
             paused.removeAll(partitions);
+            return offsets;
         }
     }
 }

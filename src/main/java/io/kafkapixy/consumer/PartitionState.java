@@ -29,20 +29,52 @@ final class PartitionState {
     private final OffsetTracker tracker;
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> fetched = new ArrayDeque<>();
     private final Map<Long, ConsumerRecord<byte[], byte[]>> offered = new HashMap<>();
+    /** Offsets with no record (transaction markers, compacted or deleted records): {from, to} pairs, ascending. */
+    private final ArrayDeque<long[]> gaps = new ArrayDeque<>();
+    private long nextExpected;
+    /** A retry taken from the tracker, waiting for a request (the original's one-slot output). */
+    private Offer dueRetry;
     private long submittedOffset;
     private String submittedMetadata;
     private boolean revoking;
 
-    /** {@code committed} is what Kafka has for the partition now (so an unchanged state is not committed again). */
-    PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed) {
+    /**
+     * {@code committed} is what Kafka has for the partition now (so an unchanged state is not committed again);
+     * {@code fetchFrom} is where fetching starts.
+     */
+    PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom) {
         this.tp = tp;
         this.tracker = tracker;
+        this.nextExpected = fetchFrom;
         this.submittedOffset = committed == null ? -1 : committed.offset();
         this.submittedMetadata = committed == null ? "" : committed.metadata();
     }
 
+    /**
+     * Buffers a fetched record. Offsets skipped between fetched records hold no message (transaction markers,
+     * compaction, deleted segments); they count as acked once everything before them is, so the committed offset
+     * does not stall below them (the original's would).
+     */
     void addFetched(ConsumerRecord<byte[], byte[]> record) {
+        long offset = record.offset();
+        if (offset > nextExpected) {
+            gaps.addLast(new long[]{nextExpected, offset});
+            closeGaps();
+        }
+        if (offset >= nextExpected) {
+            nextExpected = offset + 1;
+        }
         fetched.addLast(record);
+    }
+
+    private void closeGaps() {
+        long[] gap;
+        while ((gap = gaps.peekFirst()) != null && tracker.offset() >= gap[0]) {
+            gaps.pollFirst();
+            if (tracker.offset() < gap[1]) {
+                tracker.adjust(gap[1]);
+            }
+        }
     }
 
     int fetchedCount() {
@@ -71,20 +103,10 @@ final class PartitionState {
         if (revoking) {
             return null;
         }
-        while (true) {
-            Optional<Offer> retry = tracker.nextRetry(now);
-            if (retry.isEmpty()) {
-                break;
-            }
-            long offset = retry.get().offset();
-            ConsumerRecord<byte[], byte[]> record = offered.get(offset);
-            if (maxRetries >= 0 && retry.get().retryNo() > maxRetries) {
-                LOG.log(Level.WARNING, "Too many retries: retryNo={0}, offset={1}, partition={2}, msg={3}",
-                        retry.get().retryNo(), offset, tp, record == null || record.value() == null ? ""
-                                : Base64.getEncoder().encodeToString(record.value()));
-                ack(offset);
-                continue;
-            }
+        takeDueRetry(now, maxRetries);
+        if (dueRetry != null) {
+            ConsumerRecord<byte[], byte[]> record = offered.get(dueRetry.offset());
+            dueRetry = null;
             if (record != null) {
                 return message(record);
             }
@@ -105,10 +127,38 @@ final class PartitionState {
         return null;
     }
 
+    /**
+     * Moves the next due retry into the one-slot output, dropping (as acked) offers retried more than
+     * {@code maxRetries} times when that is ≥ 0. Called for every dispatch and, by the owning thread, every poll
+     * interval, so exhausted offers are dropped even when no request comes (the original checks every second).
+     */
+    void takeDueRetry(Instant now, int maxRetries) {
+        while (dueRetry == null) {
+            Optional<Offer> retry = tracker.nextRetry(now);
+            if (retry.isEmpty()) {
+                return;
+            }
+            Offer offer = retry.get();
+            if (maxRetries >= 0 && offer.retryNo() > maxRetries) {
+                ConsumerRecord<byte[], byte[]> record = offered.get(offer.offset());
+                LOG.log(Level.WARNING, "Too many retries: retryNo={0}, offset={1}, partition={2}, msg={3}",
+                        offer.retryNo(), offer.offset(), tp, record == null || record.value() == null ? ""
+                                : Base64.getEncoder().encodeToString(record.value()));
+                ack(offer.offset());
+                continue;
+            }
+            dueRetry = offer;
+        }
+    }
+
     /** Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). */
     boolean ack(long offset) {
         offered.remove(offset);
+        if (dueRetry != null && dueRetry.offset() == offset) {
+            dueRetry = null;
+        }
         var outcome = tracker.onAcked(offset);
+        closeGaps();
         if (outcome.duplicateAck() || outcome.offerMissing()) {
             LOG.log(Level.DEBUG, "Bad ack: offset={0}, offerMissing={1}, duplicateAck={2}", offset,
                     outcome.offerMissing(), outcome.duplicateAck());

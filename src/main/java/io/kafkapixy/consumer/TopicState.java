@@ -28,9 +28,12 @@ final class TopicState {
         this.lastRequest = created;
     }
 
-    /** Parks a request; at most {@code limit} may wait at once (else 429). A request revives an expired topic. */
+    /**
+     * Parks a request; at most {@code limit} + 1 may wait at once, else 429 (the original holds one request while it
+     * queues {@code channel_buffer_size} more). A request revives an expired topic.
+     */
     WaitingRequest park(Instant arrival, Instant deadline, int limit) {
-        if (waiting.size() >= limit) {
+        if (waiting.size() > limit) {
             throw PixyException.tooManyRequests();
         }
         if (arrival.isAfter(lastRequest)) {

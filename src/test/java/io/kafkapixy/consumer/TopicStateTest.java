@@ -110,6 +110,43 @@ class TopicStateTest {
     }
 
     @Test
+    void offersPastMaxRetriesAreDroppedEvenWhenNoRequestComes() throws Exception {
+        PartitionState p0 = partition(0, 0);
+        fetch(p0, 0, 1);
+        WaitingRequest r = park(t0);
+        topic.dispatch(t0, 300, 0);
+        assertEquals(0, r.result.get().offset());
+
+        p0.takeDueRetry(t0.plus(ACK_TIMEOUT).plusMillis(1), 0);
+
+        assertEquals(0, p0.offeredCount());
+        assertEquals(1, p0.position().offset());
+    }
+
+    @Test
+    void offsetsWithoutRecordsCountAsAckedOnceEverythingBeforeThemIs() throws Exception {
+        // a transaction: records 0..2, its commit marker at 3, then record 4
+        PartitionState p0 = partition(0, 0);
+        fetch(p0, 0, 1, 2, 4);
+        List<Long> delivered = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            WaitingRequest r = park(t0);
+            topic.dispatch(t0, 300, -1);
+            delivered.add(r.result.get().offset());
+        }
+        assertEquals(List.of(0L, 1L, 2L, 4L), delivered);
+
+        p0.ack(4);
+        p0.ack(0);
+        p0.ack(2);
+        assertEquals(1, p0.position().offset());
+        p0.ack(1);
+
+        assertEquals(5, p0.position().offset());
+        assertEquals("", p0.position().metadata());
+    }
+
+    @Test
     void aRequestPastItsDeadlineIsAnsweredLongPollingTimeout() {
         partition(0, 0);
         WaitingRequest r = park(t0);
@@ -121,7 +158,8 @@ class TopicStateTest {
     }
 
     @Test
-    void moreParkedRequestsThanTheBufferAreRefused() {
+    void moreParkedRequestsThanTheBufferPlusOneAreRefused() {
+        topic.park(t0, t0.plus(LONG_POLL), 2);
         topic.park(t0, t0.plus(LONG_POLL), 2);
         topic.park(t0, t0.plus(LONG_POLL), 2);
 
@@ -209,7 +247,7 @@ class TopicStateTest {
 
     private PartitionState partition(int id, long committed, String metadata) {
         PartitionState p = new PartitionState(new TopicPartition("t", id),
-                new OffsetTracker(committed, metadata, ACK_TIMEOUT), null);
+                new OffsetTracker(committed, metadata, ACK_TIMEOUT), null, committed);
         topic.add(p);
         return p;
     }

@@ -158,6 +158,24 @@ public final class TestKafka {
         }
     }
 
+    /** Produces {@code values} to one partition in one committed transaction (its marker takes an offset). */
+    public void produceInTransaction(String topic, int partition, List<String> values) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("transactional.id", "tx-" + Long.toHexString(System.nanoTime()));
+        p.put("key.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(p)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (String v : values) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partition, null,
+                        v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            producer.commitTransaction();
+        }
+    }
+
     /** The group's committed offsets of a topic, by partition, as Kafka has them. */
     public Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed(String group, String topic) {
         try {
