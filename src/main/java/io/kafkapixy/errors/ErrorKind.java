@@ -23,6 +23,16 @@ public enum ErrorKind {
     TOO_MANY_REQUESTS,
     /** An ack that cannot be applied: 500 / UNKNOWN (the original sends the non-standard gRPC code 500). */
     ACK_FAILED,
+    /** Offsets of a topic the cluster does not have: 404 {@code Unknown topic} / NOT_FOUND with the full text. */
+    UNKNOWN_TOPIC,
+    /** Metadata of a topic the cluster does not have: 500 / NOT_FOUND (the original's pairing). */
+    TOPIC_NOT_FOUND,
+    /** A consumer group or its topic that list-consumers cannot find: 400 / NOT_FOUND (the original's pairing). */
+    CONSUMERS_NOT_FOUND,
+    /** Setting offsets of a group with live members, which would overwrite them: 409 / FAILED_PRECONDITION. */
+    GROUP_ACTIVE,
+    /** An admin call that failed in Kafka: 500 / UNKNOWN (the original sends the non-standard gRPC code 500). */
+    ADMIN_FAILED,
     /** Anything else that failed on the way to Kafka: 500 / INTERNAL. */
     INTERNAL
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.consumer.Consumers;
 import io.kafkapixy.producer.PixyProducer;
@@ -29,6 +30,7 @@ public final class Proxy implements AutoCloseable {
     private final Admin admin;
     private final PixyProducer producer;
     private final Consumers consumers;
+    private final PixyAdmin pixyAdmin;
 
     private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers) {
         this.name = name;
@@ -36,6 +38,7 @@ public final class Proxy implements AutoCloseable {
         this.admin = admin;
         this.producer = producer;
         this.consumers = consumers;
+        this.pixyAdmin = PixyAdmin.create(admin, adminTimeout(config));
     }
 
     /**
@@ -90,6 +93,10 @@ public final class Proxy implements AutoCloseable {
 
     public Consumers consumers() {
         return consumers;
+    }
+
+    public PixyAdmin admin() {
+        return pixyAdmin;
     }
 
     @Override

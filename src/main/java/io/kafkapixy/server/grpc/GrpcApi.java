@@ -3,10 +3,14 @@ package io.kafkapixy.server.grpc;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.grpc.stub.StreamObserver;
 import com.google.protobuf.ByteString;
+import io.kafkapixy.admin.OffsetUpdate;
+import io.kafkapixy.admin.PartitionOffsets;
+import io.kafkapixy.admin.TopicInfo;
 import io.kafkapixy.consumer.AckMode;
 import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.errors.ErrorKind;
@@ -22,7 +26,21 @@ import mailgun.kafkapixy.AckRq;
 import mailgun.kafkapixy.AckRs;
 import mailgun.kafkapixy.ConsNAckRq;
 import mailgun.kafkapixy.ConsRs;
+import mailgun.kafkapixy.ConsumerGroups;
+import mailgun.kafkapixy.ConsumerPartitions;
+import mailgun.kafkapixy.GetOffsetsRq;
+import mailgun.kafkapixy.GetOffsetsRs;
+import mailgun.kafkapixy.GetTopicMetadataRq;
+import mailgun.kafkapixy.GetTopicMetadataRs;
 import mailgun.kafkapixy.KafkaPixyGrpc;
+import mailgun.kafkapixy.ListConsumersRq;
+import mailgun.kafkapixy.ListConsumersRs;
+import mailgun.kafkapixy.ListTopicRq;
+import mailgun.kafkapixy.ListTopicRs;
+import mailgun.kafkapixy.PartitionMetadata;
+import mailgun.kafkapixy.PartitionOffset;
+import mailgun.kafkapixy.SetOffsetsRq;
+import mailgun.kafkapixy.SetOffsetsRs;
 import mailgun.kafkapixy.ProdRq;
 import mailgun.kafkapixy.ProdRs;
 import mailgun.kafkapixy.RecordHeader;
@@ -30,7 +48,7 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * The original's {@code KafkaPixy} gRPC service (reference §2.3). Each call resolves its cluster first; domain
- * errors go through {@link GrpcErrors}. Methods not built yet answer UNIMPLEMENTED (the generated default).
+ * errors go through {@link GrpcErrors}.
  */
 public final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
@@ -114,6 +132,84 @@ public final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             proxy.consumers().ack(rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset());
             return AckRs.getDefaultInstance();
         });
+    }
+
+    @Override
+    public void getOffsets(GetOffsetsRq rq, StreamObserver<GetOffsetsRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            GroupNames.validate(rq.getGroup());
+            TopicNames.validate(rq.getTopic());
+            GetOffsetsRs.Builder rs = GetOffsetsRs.newBuilder();
+            for (PartitionOffsets o : proxy.admin().getOffsets(rq.getGroup(), rq.getTopic())) {
+                rs.addOffsets(PartitionOffset.newBuilder().setPartition(o.partition()).setBegin(o.begin())
+                        .setEnd(o.end()).setCount(o.count()).setOffset(o.offset()).setLag(o.lag())
+                        .setMetadata(o.metadata()).setSparseAcks(o.sparseAcks()));
+            }
+            return rs.build();
+        });
+    }
+
+    @Override
+    public void setOffsets(SetOffsetsRq rq, StreamObserver<SetOffsetsRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            GroupNames.validate(rq.getGroup());
+            TopicNames.validate(rq.getTopic());
+            List<OffsetUpdate> updates = new ArrayList<>();
+            for (PartitionOffset o : rq.getOffsetsList()) {
+                updates.add(new OffsetUpdate(o.getPartition(), o.getOffset(), o.getMetadata()));
+            }
+            proxy.admin().setOffsets(rq.getGroup(), rq.getTopic(), updates);
+            return SetOffsetsRs.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void listTopics(ListTopicRq rq, StreamObserver<ListTopicRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            ListTopicRs.Builder rs = ListTopicRs.newBuilder();
+            proxy.admin().listTopics(rq.getWithPartitions(), true)
+                    .forEach((name, info) -> rs.putTopics(name, topicMetadata(info)));
+            return rs.build();
+        });
+    }
+
+    @Override
+    public void getTopicMetadata(GetTopicMetadataRq rq, StreamObserver<GetTopicMetadataRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            TopicNames.validate(rq.getTopic());
+            return topicMetadata(proxy.admin().topic(rq.getTopic(), rq.getWithPartitions()));
+        });
+    }
+
+    @Override
+    public void listConsumers(ListConsumersRq rq, StreamObserver<ListConsumersRs> out) {
+        unary(out, () -> {
+            Proxy proxy = proxies.get(rq.getCluster());
+            TopicNames.validate(rq.getTopic());
+            Optional<String> group = rq.getGroup().isEmpty() ? Optional.empty() : Optional.of(rq.getGroup());
+            group.ifPresent(GroupNames::validate);
+            ListConsumersRs.Builder rs = ListConsumersRs.newBuilder();
+            proxy.admin().listConsumers(rq.getTopic(), group).forEach((g, members) -> {
+                ConsumerGroups.Builder cg = ConsumerGroups.newBuilder();
+                members.forEach((member, partitions) -> cg.putConsumers(member,
+                        ConsumerPartitions.newBuilder().addAllPartitions(partitions).build()));
+                rs.putGroups(g, cg.build());
+            });
+            return rs.build();
+        });
+    }
+
+    private static GetTopicMetadataRs topicMetadata(TopicInfo info) {
+        GetTopicMetadataRs.Builder rs = GetTopicMetadataRs.newBuilder();
+        info.config().ifPresent(c -> rs.setVersion(c.version()).putAllConfig(c.config()));
+        info.partitions().ifPresent(parts -> parts.forEach(p -> rs.addPartitions(PartitionMetadata.newBuilder()
+                .setPartition(p.partition()).setLeader(p.leader()).addAllReplicas(p.replicas())
+                .addAllIsr(p.isr()))));
+        return rs.build();
     }
 
     private static void validateAck(int partition, long offset) {

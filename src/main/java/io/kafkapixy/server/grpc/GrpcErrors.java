@@ -15,9 +15,10 @@ final class GrpcErrors {
             case UNKNOWN_CLUSTER, BAD_REQUEST, PRODUCE_UNKNOWN_TOPIC -> Status.Code.INVALID_ARGUMENT;
             case MESSAGE_TOO_LARGE, TOO_MANY_REQUESTS -> Status.Code.RESOURCE_EXHAUSTED;
             case SHUTTING_DOWN, DISABLED -> Status.Code.UNAVAILABLE;
-            case LONG_POLL_TIMEOUT -> Status.Code.NOT_FOUND;
+            case LONG_POLL_TIMEOUT, UNKNOWN_TOPIC, TOPIC_NOT_FOUND, CONSUMERS_NOT_FOUND -> Status.Code.NOT_FOUND;
+            case GROUP_ACTIVE -> Status.Code.FAILED_PRECONDITION;
             // The original sends the non-standard code 500, which grpc-java cannot (design.md §2).
-            case ACK_FAILED -> Status.Code.UNKNOWN;
+            case ACK_FAILED, ADMIN_FAILED -> Status.Code.UNKNOWN;
             case INTERNAL -> Status.Code.INTERNAL;
         };
     }

@@ -65,7 +65,7 @@ final class ConsumeHandler {
     }
 
     /** Go's {@code ParseForm} takes the media type with parameters ({@code ; charset=UTF-8}) here. */
-    private static boolean isForm(String contentType) {
+    static boolean isForm(String contentType) {
         int semi = contentType.indexOf(';');
         String media = (semi < 0 ? contentType : contentType.substring(0, semi)).trim();
         return media.equalsIgnoreCase(FORM_CONTENT_TYPE);

@@ -6,6 +6,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerResponse;
+import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 
 /** The REST API's one error mapper: error kind → HTTP status, body {@code {"error": "<text>"}}. */
@@ -22,13 +23,18 @@ final class HttpErrors {
             case SHUTTING_DOWN, DISABLED -> Status.SERVICE_UNAVAILABLE_503;
             case LONG_POLL_TIMEOUT -> Status.REQUEST_TIMEOUT_408;
             case TOO_MANY_REQUESTS -> Status.TOO_MANY_REQUESTS_429;
-            case ACK_FAILED -> Status.INTERNAL_SERVER_ERROR_500;
+            case ACK_FAILED, TOPIC_NOT_FOUND, ADMIN_FAILED -> Status.INTERNAL_SERVER_ERROR_500;
+            case UNKNOWN_TOPIC -> Status.NOT_FOUND_404;
+            case CONSUMERS_NOT_FOUND -> Status.BAD_REQUEST_400;
+            case GROUP_ACTIVE -> Status.CONFLICT_409;
             case INTERNAL -> Status.INTERNAL_SERVER_ERROR_500;
         };
     }
 
     static void send(ServerResponse res, PixyException e) {
-        sendJson(res, status(e), Map.of("error", e.getMessage()));
+        // The original's REST API names an unknown topic of get/set offsets tersely; gRPC gets the whole text.
+        String text = e.kind() == ErrorKind.UNKNOWN_TOPIC ? "Unknown topic" : e.getMessage();
+        sendJson(res, status(e), Map.of("error", text));
     }
 
     static void sendJson(ServerResponse res, Status status, Object body) {

@@ -43,6 +43,12 @@ public final class RestApi {
         resource(routing, paths, Method.POST, "/topics/{topic}/messages", produce::handle);
         resource(routing, paths, Method.GET, "/topics/{topic}/messages", consume::consume);
         resource(routing, paths, Method.POST, "/topics/{topic}/acks", consume::ack);
+        AdminHandler admin = new AdminHandler();
+        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", admin::getOffsets);
+        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", admin::setOffsets);
+        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", admin::listConsumers);
+        resource(routing, paths, Method.GET, "/topics/{topic}", admin::topicMetadata);
+        clusterResource(routing, paths, Method.GET, "/topics", admin::listTopics);
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
         for (String path : paths) {
@@ -67,12 +73,24 @@ public final class RestApi {
         paths.add("/clusters/{cluster}" + path);
     }
 
+    /** Registers a resource without a topic, under both the default cluster and {@code /clusters/{cluster}}. */
+    private void clusterResource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
+                                 ClusterHandler handler) {
+        Handler h = (req, res) -> call((proxy, topic, rq, rs) -> handler.handle(proxy, rq, rs), req, res);
+        routing.route(method, path, h);
+        routing.route(method, "/clusters/{cluster}" + path, h);
+        paths.add(path);
+        paths.add("/clusters/{cluster}" + path);
+    }
+
     private void call(TopicHandler handler, ServerRequest req, ServerResponse res) {
         try {
             var params = req.path().pathParameters();
             Proxy proxy = proxies.get(params.first("cluster").orElse(""));
-            String topic = params.get("topic");
-            TopicNames.validate(topic);
+            String topic = params.first("topic").orElse(null);
+            if (topic != null) {
+                TopicNames.validate(topic);
+            }
             handler.handle(proxy, topic, req, res);
         } catch (PixyException e) {
             HttpErrors.send(res, e);
@@ -80,6 +98,11 @@ public final class RestApi {
             LOG.log(Level.ERROR, "Request failed: " + req.prologue(), e);
             HttpErrors.send(res, new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()), e));
         }
+    }
+
+    @FunctionalInterface
+    interface ClusterHandler {
+        void handle(Proxy proxy, ServerRequest req, ServerResponse res);
     }
 
     @FunctionalInterface

@@ -1,0 +1,338 @@
+package io.kafkapixy.admin;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.offset.SparseAcks;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.UnknownMemberIdException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The operator's calls of one cluster (reference §1.5–§1.9): offsets, consumers and topics, through the Kafka
+ * Admin API, so they work on KRaft clusters without ZooKeeper. Thread-safe; the {@code Proxy} owns the Admin
+ * client it uses.
+ */
+public final class PixyAdmin {
+
+    /** sarama's text for {@code UNKNOWN_TOPIC_OR_PARTITION}, which the original sends to clients. */
+    static final String UNKNOWN_TOPIC_TEXT =
+            "kafka server: Request was for a topic or partition that does not exist on this broker.";
+
+    private final Admin admin;
+    private final OffsetStore offsets;
+    private final AdminCalls calls;
+
+    PixyAdmin(Admin admin, OffsetStore offsets, AdminCalls calls) {
+        this.admin = admin;
+        this.offsets = offsets;
+        this.calls = calls;
+    }
+
+    public static PixyAdmin create(Admin admin, Duration timeout) {
+        AdminCalls calls = new AdminCalls(timeout);
+        return new PixyAdmin(admin, new AdminOffsetStore(admin, calls), calls);
+    }
+
+    /**
+     * The group's committed offsets of every partition of the topic, with the log range and lag.
+     *
+     * @throws PixyException {@code UNKNOWN_TOPIC}, {@code ADMIN_FAILED}
+     */
+    public List<PartitionOffsets> getOffsets(String group, String topic) {
+        return adminCall(() -> {
+            List<TopicPartition> partitions = partitions(topic, "failed to get topic partitions: ");
+            Map<TopicPartition, Long> begin = logOffsets(partitions, OffsetSpec.earliest(),
+                    "failed to fetch oldest offset");
+            Map<TopicPartition, Long> end = logOffsets(partitions, OffsetSpec.latest(),
+                    "failed to fetch newest offset");
+            Map<TopicPartition, Committed> committed = offsets.fetch(group, partitions);
+            List<PartitionOffsets> result = new ArrayList<>();
+            for (TopicPartition tp : partitions) {
+                long b = begin.get(tp);
+                long e = end.get(tp);
+                Committed c = committed.getOrDefault(tp, Committed.NONE);
+                result.add(new PartitionOffsets(tp.partition(), b, e, e - b, c.offset(),
+                        PartitionOffsets.lag(c.offset(), b, e), c.metadata(),
+                        SparseAcks.human(c.offset(), c.metadata())));
+            }
+            return result;
+        });
+    }
+
+    /**
+     * Stores offsets and metadata verbatim for the given partitions; the others are left alone. A group with live
+     * members is refused: they would overwrite the new offsets with theirs (the original's issue #163).
+     *
+     * @throws PixyException {@code UNKNOWN_TOPIC} (also for a partition the topic does not have),
+     *                       {@code GROUP_ACTIVE}, {@code BAD_REQUEST}, {@code ADMIN_FAILED}
+     */
+    public void setOffsets(String group, String topic, List<OffsetUpdate> updates) {
+        adminCall(() -> {
+            Set<TopicPartition> existing = new java.util.HashSet<>(partitions(topic, ""));
+            Map<TopicPartition, Committed> commits = new LinkedHashMap<>();
+            for (OffsetUpdate u : updates) {
+                TopicPartition tp = new TopicPartition(topic, u.partition());
+                if (!existing.contains(tp)) {
+                    throw new PixyException(ErrorKind.UNKNOWN_TOPIC, UNKNOWN_TOPIC_TEXT);
+                }
+                commits.put(tp, new Committed(u.offset(), u.metadata()));
+            }
+            if (commits.isEmpty()) {
+                return null;
+            }
+            List<String> members = liveMembers(group);
+            if (!members.isEmpty()) {
+                throw groupActive(group, members);
+            }
+            try {
+                offsets.commit(group, commits);
+            } catch (AdminCalls.Failure f) {
+                if (f.getCause() instanceof UnknownMemberIdException) {
+                    throw groupActive(group, liveMembers(group));
+                }
+                throw f;
+            } catch (IllegalArgumentException e) {
+                throw PixyException.badRequest("failed to commit offsets: " + e.getMessage());
+            }
+            return null;
+        });
+    }
+
+    private static PixyException groupActive(String group, List<String> members) {
+        return new PixyException(ErrorKind.GROUP_ACTIVE, "consumer group " + group + " is active (members "
+                + members + "): its members would overwrite the offsets; set them while it has no members");
+    }
+
+    private List<String> liveMembers(String group) {
+        try {
+            ConsumerGroupDescription d = calls.await("failed to describe group",
+                    admin.describeConsumerGroups(List.of(group)).describedGroups().get(group));
+            return d.members().stream().map(MemberDescription::consumerId).sorted().toList();
+        } catch (AdminCalls.Failure f) {
+            if (f.getCause() instanceof GroupIdNotFoundException) {
+                return List.of();
+            }
+            throw f;
+        }
+    }
+
+    /**
+     * Who consumes which partitions of the topic: group → member → sorted partitions. With a group, only that
+     * group, and an unknown group or a group that does not consume the topic is an error; without, every group
+     * that has members consuming the topic.
+     *
+     * @throws PixyException {@code CONSUMERS_NOT_FOUND} (with a group), {@code ADMIN_FAILED}
+     */
+    public SortedMap<String, SortedMap<String, List<Integer>>> listConsumers(String topic, Optional<String> group) {
+        return adminCall(() -> {
+            SortedMap<String, SortedMap<String, List<Integer>>> result = new TreeMap<>();
+            if (group.isPresent()) {
+                String g = group.get();
+                ConsumerGroupDescription d;
+                try {
+                    d = calls.await("failed to describe group",
+                            admin.describeConsumerGroups(List.of(g)).describedGroups().get(g));
+                } catch (AdminCalls.Failure f) {
+                    if (f.getCause() instanceof GroupIdNotFoundException) {
+                        throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, "unknown consumer group " + g);
+                    }
+                    throw f;
+                }
+                if (d.groupState() == GroupState.DEAD) {
+                    throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, "unknown consumer group " + g);
+                }
+                SortedMap<String, List<Integer>> owners = owners(d, topic);
+                if (owners.isEmpty()) {
+                    throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, "topic " + topic + " is not consumed by " + g);
+                }
+                result.put(g, owners);
+                return result;
+            }
+            Collection<String> groups = calls.await("failed to fetch consumer groups", admin.listGroups().all())
+                    .stream().map(l -> l.groupId()).toList();
+            if (groups.isEmpty()) {
+                return result;
+            }
+            Map<String, ConsumerGroupDescription> described = new HashMap<>();
+            admin.describeConsumerGroups(groups).describedGroups().forEach((id, future) -> {
+                try {
+                    described.put(id, calls.await("failed to describe group", future));
+                } catch (AdminCalls.Failure skipped) {
+                    // not a consumer group (or gone meanwhile): the original skips groups that error
+                }
+            });
+            described.forEach((id, d) -> {
+                SortedMap<String, List<Integer>> owners = owners(d, topic);
+                if (!owners.isEmpty()) {
+                    result.put(id, owners);
+                }
+            });
+            return result;
+        });
+    }
+
+    /**
+     * Members that hold partitions of the topic, by client id (an instance's {@code client_id}, as the original
+     * shows it), or by member id where several members share a client id.
+     */
+    private static SortedMap<String, List<Integer>> owners(ConsumerGroupDescription d, String topic) {
+        Map<String, Long> clientIdCount = new HashMap<>();
+        d.members().forEach(m -> clientIdCount.merge(m.clientId(), 1L, Long::sum));
+        SortedMap<String, List<Integer>> owners = new TreeMap<>();
+        for (MemberDescription m : d.members()) {
+            List<Integer> parts = new ArrayList<>(new TreeSet<>(m.assignment().topicPartitions().stream()
+                    .filter(tp -> tp.topic().equals(topic)).map(TopicPartition::partition).toList()));
+            if (!parts.isEmpty()) {
+                String id = clientIdCount.get(m.clientId()) == 1 ? m.clientId() : m.consumerId();
+                owners.put(id, parts);
+            }
+        }
+        return owners;
+    }
+
+    /**
+     * Every topic, internal ones included, sorted; with partitions and/or config overrides when asked for.
+     *
+     * @throws PixyException {@code ADMIN_FAILED}
+     */
+    public SortedMap<String, TopicInfo> listTopics(boolean withPartitions, boolean withConfig) {
+        return adminCall(() -> {
+            Set<String> names = calls.await("failed to fetch topics",
+                    admin.listTopics(new ListTopicsOptions().listInternal(true)).names());
+            SortedMap<String, TopicInfo> result = new TreeMap<>();
+            Map<String, TopicDescription> descriptions = withPartitions && !names.isEmpty()
+                    ? calls.await("failed to get topic metadata", admin.describeTopics(names).allTopicNames())
+                    : Map.of();
+            Map<String, TopicInfo.Config> configs = withConfig ? configs(names) : Map.of();
+            for (String name : names) {
+                result.put(name, new TopicInfo(Optional.ofNullable(configs.get(name)),
+                        withPartitions ? Optional.of(partitionsOf(descriptions.get(name))) : Optional.empty()));
+            }
+            return result;
+        });
+    }
+
+    /** All topic names, sorted (list-topics without flags). */
+    public List<String> topicNames() {
+        return List.copyOf(listTopics(false, false).keySet());
+    }
+
+    /**
+     * One topic's config overrides, and its partitions when asked for.
+     *
+     * @throws PixyException {@code TOPIC_NOT_FOUND}, {@code ADMIN_FAILED}
+     */
+    public TopicInfo topic(String topic, boolean withPartitions) {
+        return adminCall(() -> {
+            TopicDescription d;
+            try {
+                d = calls.await("failed to get partitions",
+                        admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+            } catch (AdminCalls.Failure f) {
+                if (f.getCause() instanceof UnknownTopicOrPartitionException) {
+                    throw new PixyException(ErrorKind.TOPIC_NOT_FOUND, "failed to get partitions: "
+                                                                       + UNKNOWN_TOPIC_TEXT);
+                }
+                throw f;
+            }
+            TopicInfo.Config config = configs(Set.of(topic)).get(topic);
+            return new TopicInfo(Optional.of(config),
+                    withPartitions ? Optional.of(partitionsOf(d)) : Optional.empty());
+        });
+    }
+
+    private Map<String, TopicInfo.Config> configs(Collection<String> topics) {
+        if (topics.isEmpty()) {
+            return Map.of();
+        }
+        List<ConfigResource> resources = topics.stream()
+                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+        Map<ConfigResource, Config> described = calls.await("failed to fetch topic configuration",
+                admin.describeConfigs(resources).all());
+        Map<String, TopicInfo.Config> result = new HashMap<>();
+        described.forEach((resource, config) -> {
+            SortedMap<String, String> overrides = new TreeMap<>();
+            for (ConfigEntry e : config.entries()) {
+                if (e.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+                    overrides.put(e.name(), e.value());
+                }
+            }
+            result.put(resource.name(), new TopicInfo.Config(1, overrides));
+        });
+        return result;
+    }
+
+    private static List<TopicInfo.Partition> partitionsOf(TopicDescription d) {
+        List<TopicInfo.Partition> result = new ArrayList<>();
+        if (d == null) {
+            return result;
+        }
+        for (TopicPartitionInfo p : d.partitions()) {
+            Node leader = p.leader();
+            result.add(new TopicInfo.Partition(p.partition(), leader == null || leader.isEmpty() ? -1 : leader.id(),
+                    p.replicas().stream().map(Node::id).toList(), p.isr().stream().map(Node::id).toList()));
+        }
+        result.sort(java.util.Comparator.comparingInt(TopicInfo.Partition::partition));
+        return result;
+    }
+
+    /** The topic's partitions in id order; {@code UNKNOWN_TOPIC} with {@code prefix} + sarama's text if none. */
+    private List<TopicPartition> partitions(String topic, String prefix) {
+        try {
+            TopicDescription d = calls.await("failed to get topic partitions",
+                    admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+            List<TopicPartition> result = new ArrayList<>();
+            d.partitions().forEach(p -> result.add(new TopicPartition(topic, p.partition())));
+            result.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
+            return result;
+        } catch (AdminCalls.Failure f) {
+            if (f.getCause() instanceof UnknownTopicOrPartitionException) {
+                throw new PixyException(ErrorKind.UNKNOWN_TOPIC, prefix + UNKNOWN_TOPIC_TEXT);
+            }
+            throw f;
+        }
+    }
+
+    private Map<TopicPartition, Long> logOffsets(List<TopicPartition> partitions, OffsetSpec spec, String context) {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        partitions.forEach(tp -> request.put(tp, spec));
+        Map<TopicPartition, Long> result = new HashMap<>();
+        calls.await(context, admin.listOffsets(request).all()).forEach((tp, info) -> result.put(tp, info.offset()));
+        return result;
+    }
+
+    private static <T> T adminCall(Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (AdminCalls.Failure f) {
+            throw f.asAdminFailure();
+        }
+    }
+}
