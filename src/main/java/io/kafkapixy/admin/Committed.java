@@ -3,5 +3,5 @@ package io.kafkapixy.admin;
 /** A group's committed offset of a partition as Kafka stores it; -1 when there is none. */
 public record Committed(long offset, String metadata) {
 
-    static final Committed NONE = new Committed(-1, "");
+    public static final Committed NONE = new Committed(-1, "");
 }

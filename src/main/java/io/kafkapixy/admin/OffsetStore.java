@@ -6,7 +6,7 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /** Where a group's committed offsets are read and written, as stored (negative values included where possible). */
-interface OffsetStore {
+public interface OffsetStore {
 
     /** The committed offset of each partition; {@link Committed#NONE} where there is none. */
     Map<TopicPartition, Committed> fetch(String group, Collection<TopicPartition> partitions);

@@ -26,13 +26,14 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.common.errors.UnknownMemberIdException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The operator's calls of one cluster (reference §1.5–§1.9): offsets, consumers and topics, through the Kafka
@@ -55,9 +56,9 @@ public final class PixyAdmin {
         this.calls = calls;
     }
 
-    public static PixyAdmin create(Admin admin, Duration timeout) {
-        AdminCalls calls = new AdminCalls(timeout);
-        return new PixyAdmin(admin, new AdminOffsetStore(admin, calls), calls);
+    /** Admin calls through {@code admin}, committed offsets through {@code offsets}; it closes neither. */
+    public static PixyAdmin create(Admin admin, OffsetStore offsets, Duration timeout) {
+        return new PixyAdmin(admin, offsets, new AdminCalls(timeout));
     }
 
     /**
@@ -72,7 +73,7 @@ public final class PixyAdmin {
                     "failed to fetch oldest offset");
             Map<TopicPartition, Long> end = logOffsets(partitions, OffsetSpec.latest(),
                     "failed to fetch newest offset");
-            Map<TopicPartition, Committed> committed = offsets.fetch(group, partitions);
+            Map<TopicPartition, Committed> committed = fetchCommitted(group, partitions);
             List<PartitionOffsets> result = new ArrayList<>();
             for (TopicPartition tp : partitions) {
                 long b = begin.get(tp);
@@ -113,16 +114,27 @@ public final class PixyAdmin {
             }
             try {
                 offsets.commit(group, commits);
-            } catch (AdminCalls.Failure f) {
-                if (f.getCause() instanceof UnknownMemberIdException) {
+            } catch (RawOffsets.RawOffsetsException e) {
+                if (e.errors().contains(Errors.UNKNOWN_MEMBER_ID) || e.errors().contains(Errors.ILLEGAL_GENERATION)) {
                     throw groupActive(group, liveMembers(group));
                 }
-                throw f;
-            } catch (IllegalArgumentException e) {
-                throw PixyException.badRequest("failed to commit offsets: " + e.getMessage());
+                if (e.errors().contains(Errors.UNKNOWN_TOPIC_OR_PARTITION)) {
+                    throw new PixyException(ErrorKind.UNKNOWN_TOPIC, UNKNOWN_TOPIC_TEXT);
+                }
+                throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offsets: " + e.getMessage(), e);
+            } catch (KafkaException e) {
+                throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offsets: " + e.getMessage(), e);
             }
             return null;
         });
+    }
+
+    private Map<TopicPartition, Committed> fetchCommitted(String group, List<TopicPartition> partitions) {
+        try {
+            return offsets.fetch(group, partitions);
+        } catch (RawOffsets.RawOffsetsException | KafkaException e) {
+            throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to fetch offsets: " + e.getMessage(), e);
+        }
     }
 
     private static PixyException groupActive(String group, List<String> members) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.kafkapixy.admin.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -29,6 +30,7 @@ public final class Consumers implements AutoCloseable {
 
     private final ConsumerConfig config;
     private final Map<String, Object> kafkaCommon;
+    private final OffsetStore committedOffsets;
     private final Clock clock;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
@@ -41,9 +43,15 @@ public final class Consumers implements AutoCloseable {
     private record Served(String group, String topic, int partition) {
     }
 
-    public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, Clock clock) {
+    /**
+     * @param committedOffsets reads committed offsets as stored, negative ones included (kafka-clients reads a
+     *                         committed -2, "start at the oldest", as no commit at all)
+     */
+    public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
+                     Clock clock) {
         this.config = config;
         this.kafkaCommon = Map.copyOf(kafkaCommon);
+        this.committedOffsets = committedOffsets;
         this.clock = clock;
     }
 
@@ -123,7 +131,7 @@ public final class Consumers implements AutoCloseable {
                 return current;
             }
             GroupConsumer[] created = new GroupConsumer[1];
-            created[0] = new GroupConsumer(name, config, clock, () -> {
+            created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> {
                 Map<String, Object> settings = new HashMap<>(kafkaCommon);
                 settings.putAll(ConsumerSettings.of(config, name));
                 return new KafkaConsumer<>(settings);

@@ -20,6 +20,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import io.kafkapixy.admin.Committed;
+import io.kafkapixy.admin.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -65,6 +67,7 @@ final class GroupConsumer {
     private final String group;
     private final ConsumerConfig config;
     private final Clock clock;
+    private final OffsetStore committedOffsets;
     private final Supplier<Consumer<byte[], byte[]>> kafkaFactory;
     private final Runnable onDone;
     private final Thread thread;
@@ -88,11 +91,12 @@ final class GroupConsumer {
     private final Map<TopicPartition, Long> heads = new HashMap<>();
     private Instant nextCommit;
 
-    GroupConsumer(String group, ConsumerConfig config, Clock clock, Supplier<Consumer<byte[], byte[]>> kafkaFactory,
-                  Runnable onDone) {
+    GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
+                  Supplier<Consumer<byte[], byte[]>> kafkaFactory, Runnable onDone) {
         this.group = group;
         this.config = config;
         this.clock = clock;
+        this.committedOffsets = committedOffsets;
         this.kafkaFactory = kafkaFactory;
         this.onDone = onDone;
         this.fetchBuffer = Math.min(config.channelBufferSize(), MAX_FETCH_BUFFER);
@@ -528,11 +532,11 @@ final class GroupConsumer {
         if (set.isEmpty()) {
             return;
         }
-        Map<TopicPartition, OffsetAndMetadata> committed;
+        Map<TopicPartition, Committed> committed;
         Map<TopicPartition, Long> begin;
         Map<TopicPartition, Long> end;
         try {
-            committed = kafka.committed(set, KAFKA_CALL_TIMEOUT);
+            committed = committedOffsets.fetch(group, set);
             begin = kafka.beginningOffsets(set, KAFKA_CALL_TIMEOUT);
             end = kafka.endOffsets(set, KAFKA_CALL_TIMEOUT);
         } catch (RuntimeException e) {
@@ -545,17 +549,18 @@ final class GroupConsumer {
         Map<TopicPartition, OffsetAndMetadata> adjusted = new HashMap<>();
         Map<TopicPartition, PartitionState> states = new HashMap<>();
         for (TopicPartition tp : set) {
-            OffsetAndMetadata c = committed.get(tp);
+            Committed c = committed.getOrDefault(tp, Committed.NONE);
             long newest = end.get(tp);
             Long head = heads.remove(tp);
-            long start = c == null && head != null && head >= begin.get(tp) && head < newest ? head : newest;
+            long start = c.offset() == -1 && head != null && head >= begin.get(tp) && head < newest ? head : newest;
             InitialOffset initial = InitialOffset.of(c, begin.get(tp), start, config.ackTimeout());
             if (initial.tracker().badMetadata()) {
                 LOG.log(Level.WARNING, "Bad sparse acks: group={0}, partition={1}, metadata={2}", group, tp,
                         c.metadata());
             }
             kafka.seek(tp, initial.fetchFrom());
-            PartitionState p = new PartitionState(tp, initial.tracker(), c, initial.fetchFrom());
+            PartitionState p = new PartitionState(tp, initial.tracker(),
+                    c.offset() < 0 ? null : new OffsetAndMetadata(c.offset(), c.metadata()), initial.fetchFrom());
             if (initial.commit().isPresent()) {
                 LOG.log(Level.INFO, "Adjusted offset: group={0}, partition={1}, new={2}", group, tp,
                         initial.commit().get().offset());

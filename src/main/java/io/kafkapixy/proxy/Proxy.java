@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.admin.PixyAdmin;
+import io.kafkapixy.admin.RawOffsets;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.consumer.Consumers;
 import io.kafkapixy.producer.PixyProducer;
@@ -30,15 +31,18 @@ public final class Proxy implements AutoCloseable {
     private final Admin admin;
     private final PixyProducer producer;
     private final Consumers consumers;
+    private final RawOffsets rawOffsets;
     private final PixyAdmin pixyAdmin;
 
-    private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers) {
+    private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers,
+                  RawOffsets rawOffsets) {
         this.name = name;
         this.config = config;
         this.admin = admin;
         this.producer = producer;
         this.consumers = consumers;
-        this.pixyAdmin = PixyAdmin.create(admin, adminTimeout(config));
+        this.rawOffsets = rawOffsets;
+        this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config));
     }
 
     /**
@@ -54,8 +58,9 @@ public final class Proxy implements AutoCloseable {
             producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
             var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
             PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config));
-            Consumers consumers = new Consumers(config.consumer(), common, Clock.systemUTC());
-            return new Proxy(name, config, admin, producer, consumers);
+            RawOffsets rawOffsets = new RawOffsets(common);
+            Consumers consumers = new Consumers(config.consumer(), common, rawOffsets, Clock.systemUTC());
+            return new Proxy(name, config, admin, producer, consumers, rawOffsets);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
@@ -111,6 +116,7 @@ public final class Proxy implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
         }
+        rawOffsets.close();
         admin.close(Duration.ofSeconds(5));
     }
 }

@@ -2,6 +2,8 @@ package io.kafkapixy.consumer;
 
 import java.time.Duration;
 
+import io.kafkapixy.admin.Committed;
+
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -18,10 +20,11 @@ class InitialOffsetTest {
             "5,    0, 10, 5,  5,  none", // inside the log: as committed
             "10,   0, 10, 10, 10, none", // at the end
             "15,   0, 10, 10, 15, none", // beyond the end: fetch the end, skip up to the committed offset
-            "2,    4, 10, 4,  4,  4"})   // expired: the oldest, committed at once
+            "2,    4, 10, 4,  4,  4",    // expired: the oldest, committed at once
+            "-2,   4, 10, 4,  4,  4"})   // -2 means the oldest
     void startsWhereTheOriginalStarts(Long committed, long oldest, long newest, long fetchFrom, long tracked,
                                       Long commit) {
-        InitialOffset start = InitialOffset.of(committed == null ? null : new OffsetAndMetadata(committed, ""),
+        InitialOffset start = InitialOffset.of(committed == null ? Committed.NONE : new Committed(committed, ""),
                 oldest, newest, Duration.ofMinutes(5));
 
         assertEquals(fetchFrom, start.fetchFrom());

@@ -112,6 +112,44 @@ class AdminTest {
     }
 
     @Test
+    void negativeOffsetsAreStoredAsGivenAndTheirLagFollowsTheOriginal() {
+        kafka.createTopic(topic, 3);
+        for (int i = 0; i < 4; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+            kafka.produce(topic, 1, null, "m" + i);
+        }
+
+        HttpResponse<String> set = post("/topics/" + topic + "/offsets?group=" + group,
+                "[{\"partition\": 0, \"offset\": -1}, {\"partition\": 1, \"offset\": -2, \"metadata\": \"x\"}]");
+
+        assertEquals(200, set.statusCode(), set.body());
+        JsonArray offsets = getOffsets(group);
+        assertEquals(-1, offsets.getJsonObject(0).getJsonNumber("offset").longValue());
+        assertEquals(0, offsets.getJsonObject(0).getJsonNumber("lag").longValue());
+        assertEquals(-2, offsets.getJsonObject(1).getJsonNumber("offset").longValue());
+        assertEquals(4, offsets.getJsonObject(1).getJsonNumber("lag").longValue());
+        assertEquals("x", offsets.getJsonObject(1).getString("metadata"));
+        GetOffsetsRs grpc = pixy.grpc().getOffsets(GetOffsetsRq.newBuilder().setTopic(topic).setGroup(group).build());
+        assertEquals(-2, grpc.getOffsets(1).getOffset());
+    }
+
+    @Test
+    void aGroupWhoseOffsetIsMinusTwoStartsAtTheOldestMessage() {
+        kafka.createTopic(topic, 1);
+        for (int i = 0; i < 3; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+        }
+        assertEquals(200, post("/topics/" + topic + "/offsets?group=" + group,
+                "[{\"partition\": 0, \"offset\": -2}]").statusCode());
+
+        JsonObject first = object(pixy.get("/topics/" + topic + "/messages?group=" + group).body());
+
+        assertEquals(0, first.getJsonNumber("offset").longValue());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the oldest offset committed, then the ack",
+                () -> kafka.committed(group, topic).get(0) != null && kafka.committed(group, topic).get(0).offset() == 1);
+    }
+
+    @Test
     void offsetsSetWithSparseAcksAreSkippedByTheNextConsume() {
         kafka.createTopic(topic, 1);
         for (int i = 0; i < 40; i++) {
