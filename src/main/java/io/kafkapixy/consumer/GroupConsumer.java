@@ -289,6 +289,7 @@ final class GroupConsumer {
         ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL_INTERVAL);
         Instant now = clock.instant();
         Set<TopicPartition> toPause = new HashSet<>(uninitialized);
+        Map<TopicPartition, Long> positions = positions();
         lock.lock();
         try {
             for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -297,6 +298,12 @@ final class GroupConsumer {
                     p.addFetched(record);
                 }
             }
+            positions.forEach((tp, position) -> {
+                PartitionState p = assigned.get(tp);
+                if (p != null) {
+                    p.fetchedUpTo(position);
+                }
+            });
             for (PartitionState p : assigned.values()) {
                 p.takeDueRetry(now, config.maxRetries());
             }
@@ -320,6 +327,21 @@ final class GroupConsumer {
             commitChanged();
             nextCommit = now.plus(config.offsetsCommitInterval());
         }
+    }
+
+    /** Fetch positions of the initialized partitions; known locally after the seek at assignment. */
+    private Map<TopicPartition, Long> positions() {
+        Map<TopicPartition, Long> positions = new HashMap<>();
+        for (TopicPartition tp : kafka.assignment()) {
+            if (!uninitialized.contains(tp)) {
+                try {
+                    positions.put(tp, kafka.position(tp, Duration.ZERO));
+                } catch (RuntimeException unknownYet) {
+                    // no position without a round trip: look again next time
+                }
+            }
+        }
+        return positions;
     }
 
     /** Topics with live requests; when none is left the member is closed to new requests, under the lock. */

@@ -67,6 +67,18 @@ final class PartitionState {
         fetched.addLast(record);
     }
 
+    /**
+     * The consumer's fetch position moved to {@code position}: offsets below it that were not fetched hold no
+     * record (a transaction marker at the end of the log is only seen this way, as no record follows it).
+     */
+    void fetchedUpTo(long position) {
+        if (position > nextExpected) {
+            gaps.addLast(new long[]{nextExpected, position});
+            nextExpected = position;
+            closeGaps();
+        }
+    }
+
     private void closeGaps() {
         long[] gap;
         while ((gap = gaps.peekFirst()) != null && tracker.offset() >= gap[0]) {

@@ -147,6 +147,39 @@ class TopicStateTest {
     }
 
     @Test
+    void aGapFetchedAfterEverythingBeforeItWasAckedIsClosedToo() throws Exception {
+        PartitionState p0 = partition(0, 0);
+        fetch(p0, 0, 1, 2);
+        for (int i = 0; i < 3; i++) {
+            WaitingRequest r = park(t0);
+            topic.dispatch(t0, 300, -1);
+            p0.ack(r.result.get().offset());
+        }
+        assertEquals(3, p0.position().offset());
+
+        fetch(p0, 4);
+        WaitingRequest r = park(t0);
+        topic.dispatch(t0, 300, -1);
+        p0.ack(r.result.get().offset());
+
+        assertEquals(5, p0.position().offset());
+    }
+
+    @Test
+    void aTransactionMarkerAtTheEndOfTheLogIsSeenThroughTheFetchPosition() throws Exception {
+        PartitionState p0 = partition(0, 0);
+        fetch(p0, 0, 1);
+        p0.fetchedUpTo(3);
+        for (int i = 0; i < 2; i++) {
+            WaitingRequest r = park(t0);
+            topic.dispatch(t0, 300, -1);
+            p0.ack(r.result.get().offset());
+        }
+
+        assertEquals(3, p0.position().offset());
+    }
+
+    @Test
     void aRequestPastItsDeadlineIsAnsweredLongPollingTimeout() {
         partition(0, 0);
         WaitingRequest r = park(t0);

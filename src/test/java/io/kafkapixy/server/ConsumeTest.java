@@ -429,10 +429,14 @@ class ConsumeTest {
             assertEquals(Set.of("t0", "t1", "t2", "after"), values);
             long end = kafka.endOffsets(topic, 1).get(0);
 
-            TestKafka.Waits.until(Duration.ofSeconds(30), "the committed offset at the end (" + end + ")", () -> {
-                var c = kafka.committed(group, topic).get(0);
-                return c != null && c.offset() == end && c.metadata().isEmpty();
-            });
+            try {
+                TestKafka.Waits.until(Duration.ofSeconds(30), "the committed offset at the end (" + end + ")", () -> {
+                    var c = kafka.committed(group, topic).get(0);
+                    return c != null && c.offset() == end && c.metadata().isEmpty();
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ", committed: " + kafka.committed(group, topic), e);
+            }
         }
     }
 
