@@ -21,6 +21,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -121,6 +122,10 @@ public final class PixyAdmin {
                 if (e.errors().contains(Errors.UNKNOWN_TOPIC_OR_PARTITION)) {
                     throw new PixyException(ErrorKind.UNKNOWN_TOPIC, UNKNOWN_TOPIC_TEXT);
                 }
+                if (e.errors().contains(Errors.OFFSET_METADATA_TOO_LARGE)) {
+                    throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offset: kafka server: "
+                            + "Specified a string larger than the configured maximum for offset metadata.", e);
+                }
                 throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offsets: " + e.getMessage(), e);
             } catch (KafkaException e) {
                 throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offsets: " + e.getMessage(), e);
@@ -166,16 +171,18 @@ public final class PixyAdmin {
         return adminCall(() -> {
             SortedMap<String, SortedMap<String, List<Integer>>> result = new TreeMap<>();
             if (group.isPresent()) {
+                // The original answers every failure here as "not found" (400 / NOT_FOUND), keeping its text.
                 String g = group.get();
                 ConsumerGroupDescription d;
                 try {
                     d = calls.await("failed to describe group",
                             admin.describeConsumerGroups(List.of(g)).describedGroups().get(g));
                 } catch (AdminCalls.Failure f) {
-                    if (f.getCause() instanceof GroupIdNotFoundException) {
-                        throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, "unknown consumer group " + g);
-                    }
-                    throw f;
+                    throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND,
+                            f.getCause() instanceof GroupIdNotFoundException ? "unknown consumer group " + g
+                                    : f.getMessage());
+                } catch (PixyException e) {
+                    throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, e.getMessage());
                 }
                 if (d.groupState() == GroupState.DEAD) {
                     throw new PixyException(ErrorKind.CONSUMERS_NOT_FOUND, "unknown consumer group " + g);
@@ -187,8 +194,8 @@ public final class PixyAdmin {
                 result.put(g, owners);
                 return result;
             }
-            Collection<String> groups = calls.await("failed to fetch consumer groups", admin.listGroups().all())
-                    .stream().map(l -> l.groupId()).toList();
+            Collection<String> groups = calls.await("failed to fetch consumer groups",
+                    admin.listGroups(ListGroupsOptions.forConsumerGroups()).all()).stream().map(l -> l.groupId()).toList();
             if (groups.isEmpty()) {
                 return result;
             }
@@ -196,8 +203,8 @@ public final class PixyAdmin {
             admin.describeConsumerGroups(groups).describedGroups().forEach((id, future) -> {
                 try {
                     described.put(id, calls.await("failed to describe group", future));
-                } catch (AdminCalls.Failure skipped) {
-                    // not a consumer group (or gone meanwhile): the original skips groups that error
+                } catch (AdminCalls.Failure | PixyException skipped) {
+                    // gone meanwhile, or not answering: the original skips groups that error
                 }
             });
             described.forEach((id, d) -> {
@@ -239,11 +246,24 @@ public final class PixyAdmin {
             Set<String> names = calls.await("failed to fetch topics",
                     admin.listTopics(new ListTopicsOptions().listInternal(true)).names());
             SortedMap<String, TopicInfo> result = new TreeMap<>();
-            Map<String, TopicDescription> descriptions = withPartitions && !names.isEmpty()
-                    ? calls.await("failed to get topic metadata", admin.describeTopics(names).allTopicNames())
-                    : Map.of();
+            Map<String, TopicDescription> descriptions = new HashMap<>();
+            if (withPartitions && !names.isEmpty()) {
+                admin.describeTopics(names).topicNameValues().forEach((name, future) -> {
+                    try {
+                        descriptions.put(name, calls.await("failed to get topic metadata", future));
+                    } catch (AdminCalls.Failure f) {
+                        if (!(f.getCause() instanceof UnknownTopicOrPartitionException)) {
+                            throw f;
+                        }
+                    }
+                });
+                names = new java.util.TreeSet<>(descriptions.keySet());
+            }
             Map<String, TopicInfo.Config> configs = withConfig ? configs(names) : Map.of();
             for (String name : names) {
+                if (withConfig && !configs.containsKey(name)) {
+                    continue;
+                }
                 result.put(name, new TopicInfo(Optional.ofNullable(configs.get(name)),
                         withPartitions ? Optional.of(partitionsOf(descriptions.get(name))) : Optional.empty()));
             }
@@ -286,8 +306,16 @@ public final class PixyAdmin {
         }
         List<ConfigResource> resources = topics.stream()
                 .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-        Map<ConfigResource, Config> described = calls.await("failed to fetch topic configuration",
-                admin.describeConfigs(resources).all());
+        Map<ConfigResource, Config> described = new HashMap<>();
+        admin.describeConfigs(resources).values().forEach((resource, future) -> {
+            try {
+                described.put(resource, calls.await("failed to fetch topic configuration", future));
+            } catch (AdminCalls.Failure f) {
+                if (!(f.getCause() instanceof UnknownTopicOrPartitionException) || topics.size() == 1) {
+                    throw f;
+                }
+            }
+        });
         Map<String, TopicInfo.Config> result = new HashMap<>();
         described.forEach((resource, config) -> {
             SortedMap<String, String> overrides = new TreeMap<>();

@@ -51,7 +51,8 @@ import org.apache.kafka.common.utils.internals.LogContext;
  * <p>Speaks OffsetCommit / OffsetFetch / FindCoordinator directly over a private {@link NetworkClient} (same
  * plumbing the Java clients use: security settings, ApiVersions negotiation). Commits use generation -1 and
  * member id "" (an "admin"/simple commit), which the broker only accepts while the group has no members.
- * Methods are synchronized: NetworkClient is single-threaded. kafka-clients' own APIs cannot do this: they refuse
+ * Calls take turns on one lock (NetworkClient is single-threaded); the wait for it counts against the call's
+ * timeout, and it is a {@code ReentrantLock}, so waiting virtual threads do not pin their carriers. kafka-clients' own APIs cannot do this: they refuse
  * negative offsets and read committed negatives as "none". This uses kafka-clients internals (NetworkClient and the
  * request classes), pinned with the kafka-clients version; {@code RawOffsetsTest} guards the behaviour.
  *
@@ -70,6 +71,7 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
     private final NetworkClient client;
     private final List<Node> bootstrapNodes;
     private final int requestTimeoutMs;
+    private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
 
     /**
      * @param clientConfig at least bootstrap.servers; security.protocol / sasl.* / ssl.* / client.id /
@@ -119,7 +121,17 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
     }
 
     /** Stores the offsets verbatim (negative values included) for a group that has no active members. */
-    public synchronized void commit(String group, Map<TopicPartition, Committed> offsets, long timeoutMs) {
+    public void commit(String group, Map<TopicPartition, Committed> offsets, long timeoutMs) {
+        long deadline = time.milliseconds() + timeoutMs;
+        lockUntil(deadline);
+        try {
+            commitLocked(group, offsets, deadline);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void commitLocked(String group, Map<TopicPartition, Committed> offsets, long deadline) {
         Map<String, OffsetCommitRequestData.OffsetCommitRequestTopic> topics = new LinkedHashMap<>();
         offsets.forEach((tp, c) -> topics.computeIfAbsent(tp.topic(),
                         t -> new OffsetCommitRequestData.OffsetCommitRequestTopic().setName(t))
@@ -132,11 +144,17 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
                 .setGenerationIdOrMemberEpoch(-1)          // "no generation": admin/simple commit
                 .setMemberId("")
                 .setTopics(new ArrayList<>(topics.values()));
-        long deadline = time.milliseconds() + timeoutMs;
         for (int attempt = 0; ; attempt++) {
             Node coordinator = coordinator(group, deadline);
-            OffsetCommitResponseData resp = ((OffsetCommitResponse) send(coordinator,
-                    OffsetCommitRequest.Builder.forTopicNames(data), deadline)).data();
+            OffsetCommitResponseData resp;
+            try {
+                resp = ((OffsetCommitResponse) send(coordinator,
+                        OffsetCommitRequest.Builder.forTopicNames(data), deadline)).data();
+            } catch (RawOffsetsException connectionLost) {
+                // the same offsets again: a commit is idempotent
+                backoff(Errors.NETWORK_EXCEPTION, attempt, deadline);
+                continue;
+            }
             Errors retriable = null;
             List<String> failures = new ArrayList<>();
             Set<Errors> failed = new java.util.HashSet<>();
@@ -161,8 +179,29 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
     }
 
     /** Returns the committed offset of each partition exactly as stored; -1/"" when nothing is committed. */
-    public synchronized Map<TopicPartition, Committed> fetch(String group, Set<TopicPartition> partitions,
-                                                             long timeoutMs) {
+    public Map<TopicPartition, Committed> fetch(String group, Set<TopicPartition> partitions, long timeoutMs) {
+        long deadline = time.milliseconds() + timeoutMs;
+        lockUntil(deadline);
+        try {
+            return fetchLocked(group, partitions, deadline);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void lockUntil(long deadline) {
+        try {
+            if (!lock.tryLock(Math.max(0, deadline - time.milliseconds()), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                throw new TimeoutException("timed out waiting for earlier offset requests");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted waiting for earlier offset requests");
+        }
+    }
+
+    private Map<TopicPartition, Committed> fetchLocked(String group, Set<TopicPartition> partitions,
+                                                       long deadline) {
         Map<String, List<Integer>> byTopic = new TreeMap<>();
         partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
         List<OffsetFetchRequestData.OffsetFetchRequestTopics> topics = new ArrayList<>();
@@ -170,11 +209,16 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
                 new OffsetFetchRequestData.OffsetFetchRequestTopics().setName(t).setPartitionIndexes(ps)));
         OffsetFetchRequestData data = new OffsetFetchRequestData().setGroups(List.of(
                 new OffsetFetchRequestData.OffsetFetchRequestGroup().setGroupId(group).setTopics(topics)));
-        long deadline = time.milliseconds() + timeoutMs;
         for (int attempt = 0; ; attempt++) {
             Node coordinator = coordinator(group, deadline);
-            OffsetFetchResponse resp = (OffsetFetchResponse) send(coordinator,
+            OffsetFetchResponse resp;
+            try {
+                resp = (OffsetFetchResponse) send(coordinator,
                     OffsetFetchRequest.Builder.forTopicNames(data, false), deadline);
+            } catch (RawOffsetsException connectionLost) {
+                backoff(Errors.NETWORK_EXCEPTION, attempt, deadline);
+                continue;
+            }
             // group(...) hides the v0-v7 single-group layout vs the v8+ batched layout
             OffsetFetchResponseData.OffsetFetchResponseGroup g = resp.group(group);
             Errors error = Errors.forCode(g.errorCode());
@@ -279,7 +323,16 @@ public final class RawOffsets implements AutoCloseable, OffsetStore {
     }
 
     @Override
-    public synchronized void close() {
+    public void close() {
+        lock.lock();
+        try {
+            closeLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void closeLocked() {
         Utils.closeQuietly(client, "network client");
         Utils.closeQuietly(metrics, "metrics");
     }

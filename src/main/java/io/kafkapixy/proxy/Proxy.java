@@ -32,16 +32,18 @@ public final class Proxy implements AutoCloseable {
     private final PixyProducer producer;
     private final Consumers consumers;
     private final RawOffsets rawOffsets;
+    private final RawOffsets consumerOffsets;
     private final PixyAdmin pixyAdmin;
 
     private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers,
-                  RawOffsets rawOffsets) {
+                  RawOffsets rawOffsets, RawOffsets consumerOffsets) {
         this.name = name;
         this.config = config;
         this.admin = admin;
         this.producer = producer;
         this.consumers = consumers;
         this.rawOffsets = rawOffsets;
+        this.consumerOffsets = consumerOffsets;
         this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config));
     }
 
@@ -58,9 +60,11 @@ public final class Proxy implements AutoCloseable {
             producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
             var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
             PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config));
+            // One for the admin API, one for the consumers' partition set-up, so neither waits for the other.
             RawOffsets rawOffsets = new RawOffsets(common);
-            Consumers consumers = new Consumers(config.consumer(), common, rawOffsets, Clock.systemUTC());
-            return new Proxy(name, config, admin, producer, consumers, rawOffsets);
+            RawOffsets consumerOffsets = new RawOffsets(common);
+            Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, Clock.systemUTC());
+            return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
@@ -117,6 +121,7 @@ public final class Proxy implements AutoCloseable {
             LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
         }
         rawOffsets.close();
+        consumerOffsets.close();
         admin.close(Duration.ofSeconds(5));
     }
 }

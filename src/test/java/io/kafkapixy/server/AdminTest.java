@@ -202,8 +202,18 @@ class AdminTest {
         assertEquals(400, form.statusCode());
         assertEquals("Failed to parse the request: err=(unexpected end of JSON input)", error(form.body()));
         assertEquals("Failed to parse the request: err=(json: cannot unmarshal string into Go struct field "
-                     + "PartitionOffset.partition of type int32)",
+                     + "partitionInfo.partition of type int32)",
                 error(post("/topics/" + topic + "/offsets?group=" + group, "[{\"partition\": \"0\"}]").body()));
+        assertEquals("Failed to parse the request: err=(invalid character 'j' after top-level value)",
+                error(post("/topics/" + topic + "/offsets?group=" + group,
+                        "[{\"partition\": 0, \"offset\": 1}] junk").body()));
+        assertEquals("Failed to parse the request: err=(json: cannot unmarshal number 1.0 into Go struct field "
+                     + "partitionInfo.offset of type int64)",
+                error(post("/topics/" + topic + "/offsets?group=" + group,
+                        "[{\"partition\": 0, \"offset\": 1.0}]").body()));
+        HttpResponse<String> unknownPartition = post("/topics/" + topic + "/offsets?group=" + group,
+                "[{\"partition\": 5, \"offset\": 1}]");
+        assertEquals(404, unknownPartition.statusCode());
         assertTrue(kafka.committed(group, topic).isEmpty());
     }
 
@@ -288,6 +298,50 @@ class AdminTest {
         assertEquals("topic __consumer_offsets is not consumed by " + group, error(otherTopic.body()));
         assertEquals(Status.Code.NOT_FOUND, grpc.getStatus().getCode());
         assertEquals("unknown consumer group no-such-group-z", grpc.getStatus().getDescription());
+    }
+
+    @Test
+    void listConsumersTakesAtMostOneGroupAndAnEmptyOneListsThemAll() {
+        kafka.createTopic(topic, 1);
+        assertEquals(408, pixy.get("/topics/" + topic + "/messages?group=" + group).statusCode());
+
+        HttpResponse<String> two = pixy.get("/topics/" + topic + "/consumers?group=a&group=b");
+        HttpResponse<String> empty = pixy.get("/topics/" + topic + "/consumers?group=");
+        ListConsumersRs grpcAll = pixy.grpc().listConsumers(ListConsumersRq.newBuilder().setTopic(topic).build());
+
+        assertEquals(400, two.statusCode());
+        assertEquals("one consumer group is expected, but 2 provided", error(two.body()));
+        assertEquals(200, empty.statusCode());
+        assertTrue(object(empty.body()).containsKey(group), empty.body());
+        assertTrue(grpcAll.containsGroups(group));
+    }
+
+    @Test
+    void grpcSetOffsetsStoresMetadataAndRefusesUnknownTopics() {
+        kafka.createTopic(topic, 1);
+        kafka.produce(topic, 0, null, "a");
+
+        pixy.grpc().setOffsets(SetOffsetsRq.newBuilder().setTopic(topic).setGroup(group)
+                .addOffsets(PartitionOffset.newBuilder().setPartition(0).setOffset(1).setMetadata("BgB")).build());
+        StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().setOffsets(
+                SetOffsetsRq.newBuilder().setTopic("no-such-topic-v").setGroup(group)
+                        .addOffsets(PartitionOffset.newBuilder().setPartition(0).setOffset(1)).build()));
+
+        assertEquals("BgB", kafka.committed(group, topic).get(0).metadata());
+        assertEquals(Status.Code.NOT_FOUND, unknown.getStatus().getCode());
+        assertEquals("kafka server: Request was for a topic or partition that does not exist on this broker.",
+                unknown.getStatus().getDescription());
+    }
+
+    @Test
+    void adminRoutesTakeAClusterPrefixAndRefuseUnknownClusters() {
+        kafka.createTopic(topic, 1);
+
+        assertEquals(200, pixy.get("/clusters/default/topics/" + topic + "/offsets?group=" + group).statusCode());
+        assertEquals(200, pixy.get("/clusters/default/topics").statusCode());
+        HttpResponse<String> unknown = pixy.get("/clusters/nope/topics");
+        assertEquals(400, unknown.statusCode());
+        assertEquals("proxy `nope` does not exist", error(unknown.body()));
     }
 
     @Test

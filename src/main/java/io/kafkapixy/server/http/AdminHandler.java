@@ -25,6 +25,7 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 
 /** Offsets, consumers and topics over REST (reference §1.5–§1.9). */
@@ -71,12 +72,13 @@ final class AdminHandler {
 
     void listConsumers(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
         RequestParams params = RequestParams.ofQuery(req.query().rawValue());
-        List<String> groups = params.all("group");
-        if (groups.size() > 1) {
-            throw PixyException.badRequest("one consumer group is expected, but " + groups.size() + " provided");
+        int count = params.allBytes("group").size();
+        if (count > 1) {
+            throw PixyException.badRequest("one consumer group is expected, but " + count + " provided");
         }
-        Optional<String> group = groups.isEmpty() ? Optional.empty() : Optional.of(groups.getFirst());
-        group.ifPresent(GroupNames::validate);
+        // An empty group lists every group, as in the original: it names no group to join.
+        Optional<String> group = count == 0 || params.firstBytes("group").length == 0 ? Optional.empty()
+                : Optional.of(ConsumeParams.group(params));
         HttpErrors.sendJson(res, Status.OK_200, proxy.admin().listConsumers(topic, group));
     }
 
@@ -136,26 +138,35 @@ final class AdminHandler {
      */
     static List<OffsetUpdate> parseOffsets(byte[] body) {
         String text = new String(body, java.nio.charset.StandardCharsets.UTF_8);
-        JsonValue value;
+        JsonValue value = null;
         if (text.isBlank()) {
             throw parseError("unexpected end of JSON input");
         }
-        try (var reader = Json.createReader(new StringReader(text))) {
-            value = reader.readValue();
+        try (JsonParser parser = Json.createParser(new StringReader(text))) {
+            parser.next();
+            value = parser.getValue();
+            if (parser.hasNext()) {
+                throw parseError("invalid character '" + firstAfterValue(text, parser) + "' after top-level value");
+            }
         } catch (JsonParsingException e) {
+            if (value != null) {
+                long at = e.getLocation().getStreamOffset();
+                char c = at >= 0 && at < text.length() ? text.charAt((int) at) : ' ';
+                throw parseError("invalid character '" + c + "' after top-level value");
+            }
             char first = text.strip().charAt(0);
             if ("[{\"-0123456789tfn".indexOf(first) < 0) {
                 throw parseError("invalid character '" + first + "' looking for beginning of value");
             }
             throw parseError(e.getMessage());
-        } catch (RuntimeException e) {
-            throw parseError(e.getMessage());
+        } catch (java.util.NoSuchElementException e) {
+            throw parseError("unexpected end of JSON input");
         }
         if (value.getValueType() == JsonValue.ValueType.NULL) {
             return List.of();
         }
         if (!(value instanceof JsonArray array)) {
-            throw parseError("json: cannot unmarshal " + jsonType(value) + " into Go value of type []PartitionOffset");
+            throw parseError("json: cannot unmarshal " + jsonType(value) + " into Go value of type []httpsrv.partitionInfo");
         }
         List<OffsetUpdate> updates = new ArrayList<>();
         for (JsonValue element : array) {
@@ -164,7 +175,7 @@ final class AdminHandler {
                 continue;
             }
             if (!(element instanceof JsonObject o)) {
-                throw parseError("json: cannot unmarshal " + jsonType(element) + " into Go value of type PartitionOffset");
+                throw parseError("json: cannot unmarshal " + jsonType(element) + " into Go value of type httpsrv.partitionInfo");
             }
             long partition = number(o, "partition", Integer.MIN_VALUE, Integer.MAX_VALUE, "int32");
             long offset = number(o, "offset", Long.MIN_VALUE, Long.MAX_VALUE, "int64");
@@ -173,7 +184,7 @@ final class AdminHandler {
             if (m != null && m.getValueType() != JsonValue.ValueType.NULL) {
                 if (!(m instanceof JsonString s)) {
                     throw parseError("json: cannot unmarshal " + jsonType(m)
-                                     + " into Go struct field PartitionOffset.metadata of type string");
+                                     + " into Go struct field partitionInfo.metadata of type string");
                 }
                 metadata = s.getString();
             }
@@ -182,23 +193,33 @@ final class AdminHandler {
         return updates;
     }
 
+    private static char firstAfterValue(String text, JsonParser parser) {
+        int at = (int) parser.getLocation().getStreamOffset();
+        String rest = text.substring(Math.min(Math.max(at, 0), text.length())).strip();
+        return rest.isEmpty() ? ' ' : rest.charAt(0);
+    }
+
     private static long number(JsonObject o, String name, long min, long max, String goType) {
         JsonValue v = field(o, name);
         if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
             return 0;
         }
         if (!(v instanceof JsonNumber n)) {
-            throw parseError("json: cannot unmarshal " + jsonType(v) + " into Go struct field PartitionOffset."
+            throw parseError("json: cannot unmarshal " + jsonType(v) + " into Go struct field partitionInfo."
                              + name + " of type " + goType);
         }
         try {
+            String literal = n.toString();
+            if (literal.contains(".") || literal.contains("e") || literal.contains("E")) {
+                throw new ArithmeticException();
+            }
             long value = n.bigDecimalValue().longValueExact();
             if (value < min || value > max) {
                 throw new ArithmeticException();
             }
             return value;
         } catch (ArithmeticException e) {
-            throw parseError("json: cannot unmarshal number " + n + " into Go struct field PartitionOffset." + name
+            throw parseError("json: cannot unmarshal number " + n + " into Go struct field partitionInfo." + name
                              + " of type " + goType);
         }
     }
