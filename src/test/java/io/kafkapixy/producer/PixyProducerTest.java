@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.kafkapixy.config.ProducerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.testing.Background;
 import io.kafkapixy.testing.TestKafka.Waits;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -109,7 +110,7 @@ class PixyProducerTest {
         PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
         CompletableFuture<PixyException> failure = CompletableFuture.supplyAsync(() -> assertThrows(
                 PixyException.class, () -> producer.produceSync(
-                        new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()))));
+                        new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()))), Background.THREADS);
         Waits.until(Duration.ofSeconds(30), "the send", () -> !manual.history().isEmpty());
         manual.errorNext(new UnknownTopicOrPartitionException("gone"));
 

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.kafkapixy.testing.Background;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
@@ -253,7 +254,7 @@ class AdminTest {
                 ConsumerSettingsBuilder.fast()))) {
             TestKafka.Waits.until(Duration.ofSeconds(60), "two members", () -> {
                 CompletableFuture<?> a = CompletableFuture.runAsync(
-                        () -> pixy.get("/topics/" + topic + "/messages?group=" + group + "&noAck"));
+                        () -> pixy.get("/topics/" + topic + "/messages?group=" + group + "&noAck"), Background.THREADS);
                 other.get("/topics/" + topic + "/messages?group=" + group + "&noAck");
                 a.join();
                 return kafka.assignment(group, topic).size() == 2

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.kafkapixy.testing.Background;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
@@ -214,7 +215,7 @@ class ConsumeTest {
             join(pixy);
             List<CompletableFuture<HttpResponse<String>>> requests = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                requests.add(CompletableFuture.supplyAsync(() -> pixy.get(messages())));
+                requests.add(CompletableFuture.supplyAsync(() -> pixy.get(messages()), Background.THREADS));
             }
             List<Integer> statuses = requests.stream().map(CompletableFuture::join).map(HttpResponse::statusCode)
                     .sorted().toList();
@@ -386,7 +387,7 @@ class ConsumeTest {
                 throw new AssertionError(e);
             }
             CompletableFuture<HttpResponse<String>> missing = CompletableFuture.supplyAsync(
-                    () -> pixy.get("/topics/no-such-topic/messages?group=" + group));
+                    () -> pixy.get("/topics/no-such-topic/messages?group=" + group), Background.THREADS);
             assertEquals(408, pixy.get(messages()).statusCode());
             pixy.post("/topics/" + topic + "/messages?sync", "text/plain", "still flowing");
 
@@ -403,7 +404,8 @@ class ConsumeTest {
     void onShutdownParkedRequestsAreAnsweredUnavailable() {
         kafka.createTopic(topic, 1);
         try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().longPollingTimeout(Duration.ofSeconds(30)))) {
-            CompletableFuture<HttpResponse<String>> parked = CompletableFuture.supplyAsync(() -> pixy.get(messages()));
+            CompletableFuture<HttpResponse<String>> parked =
+                    CompletableFuture.supplyAsync(() -> pixy.get(messages()), Background.THREADS);
             var consumers = pixy.app().proxies().get("").consumers();
             TestKafka.Waits.until(Duration.ofSeconds(30), "a parked request", () -> consumers.parkedRequests() == 1);
 

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
+import io.kafkapixy.testing.Background;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
@@ -141,7 +142,7 @@ class GroupMembershipTest {
         TestKafka.Waits.until(REBALANCE, members + " members with partitions", () -> {
             List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
             for (RunningPixy p : instances) {
-                polls.add(CompletableFuture.supplyAsync(() -> p.get(messages() + "&noAck")));
+                polls.add(CompletableFuture.supplyAsync(() -> p.get(messages() + "&noAck"), Background.THREADS));
             }
             polls.forEach(CompletableFuture::join);
             Map<String, Set<Integer>> owners = kafka.assignment(group, topic);
