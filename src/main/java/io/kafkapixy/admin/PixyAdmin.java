@@ -329,7 +329,7 @@ public final class PixyAdmin {
         return result;
     }
 
-    private static List<TopicInfo.Partition> partitionsOf(TopicDescription d) {
+    static List<TopicInfo.Partition> partitionsOf(TopicDescription d) {
         List<TopicInfo.Partition> result = new ArrayList<>();
         if (d == null) {
             return result;
