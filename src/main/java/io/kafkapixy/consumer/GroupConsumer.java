@@ -26,7 +26,6 @@ import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -84,7 +83,7 @@ final class GroupConsumer {
 
     // owning thread only
     private Consumer<byte[], byte[]> kafka;
-    private Set<String> subscribed = Set.of();
+    private Membership membership;
     private final Set<TopicPartition> paused = new HashSet<>();
     private final Set<TopicPartition> uninitialized = new HashSet<>();
     /** Newest offsets seen when a topic was first asked for: where a group with no commit starts (§4.8). */
@@ -249,6 +248,7 @@ final class GroupConsumer {
         PixyException answer = PixyException.shuttingDown();
         try {
             kafka = kafkaFactory.get();
+            membership = new KafkaMembership(group, kafka, handover);
             while (true) {
                 Set<String> wanted = wantedTopics();
                 if (wanted.isEmpty()) {
@@ -273,16 +273,7 @@ final class GroupConsumer {
     }
 
     private void pollOnce(Set<String> wanted) {
-        if (!wanted.equals(subscribed)) {
-            for (String topic : wanted) {
-                if (!subscribed.contains(topic)) {
-                    rememberHead(topic);
-                }
-            }
-            LOG.log(Level.INFO, "Group {0} subscribes to {1}", group, wanted);
-            kafka.subscribe(wanted, new Rebalance());
-            subscribed = wanted;
-        }
+        membership.follow(wanted);
         if (!uninitialized.isEmpty()) {
             initialize(new ArrayList<>(uninitialized));
         }
@@ -634,11 +625,21 @@ final class GroupConsumer {
         }
     }
 
-    /** Follows Kafka's rebalances on the owning thread (called from inside {@code poll}). */
-    private final class Rebalance implements ConsumerRebalanceListener {
+    private final Handover handover = new Handover();
+
+    /**
+     * How partitions come and go, whichever {@link Membership} decides it; on the owning thread (for Kafka's
+     * protocol, from inside {@code poll}).
+     */
+    private final class Handover implements PartitionLifecycle {
 
         @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        public void topicWanted(String topic) {
+            rememberHead(topic);
+        }
+
+        @Override
+        public void assigned(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
                 initialize(partitions);
             }
@@ -646,7 +647,7 @@ final class GroupConsumer {
 
         /** Waits briefly for outstanding acks, then commits the final positions and lets the partitions go. */
         @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        public void revoked(Collection<TopicPartition> partitions) {
             uninitialized.removeAll(partitions);
             if (partitions.isEmpty()) {
                 return;
@@ -665,7 +666,7 @@ final class GroupConsumer {
         }
 
         @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        public void lost(Collection<TopicPartition> partitions) {
             uninitialized.removeAll(partitions);
             Map<TopicPartition, OffsetAndMetadata> uncommitted = takeFinal(partitions);
             LOG.log(Level.WARNING, "Partitions lost: group={0}, uncommitted={1}", group, uncommitted);

@@ -1,0 +1,14 @@
+package io.kafkapixy.consumer;
+
+import java.util.Set;
+
+/**
+ * How a group member gets its partitions: through Kafka's group protocol ({@link KafkaMembership}) or, for groups
+ * shared with original Kafka-Pixy instances, through the original's ZooKeeper layout. Called on the member's
+ * owning thread only, once per poll.
+ */
+interface Membership {
+
+    /** Makes the member's partitions follow the topics wanted on this instance. */
+    void follow(Set<String> wanted);
+}

@@ -1,0 +1,24 @@
+package io.kafkapixy.consumer;
+
+import java.util.Collection;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What a {@link GroupConsumer} does when its {@link Membership} gives or takes partitions. Called on the member's
+ * owning thread only.
+ */
+interface PartitionLifecycle {
+
+    /** A topic is asked for on this instance for the first time (its head is where a new group starts, §4.8). */
+    void topicWanted(String topic);
+
+    /** The partitions are now this member's: set them up from their committed offsets (§4.8). */
+    void assigned(Collection<TopicPartition> partitions);
+
+    /** The partitions go to another member: await acks briefly, commit, let go. */
+    void revoked(Collection<TopicPartition> partitions);
+
+    /** The partitions were taken without a chance to commit (the member fell out of the group). */
+    void lost(Collection<TopicPartition> partitions);
+}
