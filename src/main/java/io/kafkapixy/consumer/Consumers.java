@@ -31,6 +31,7 @@ public final class Consumers implements AutoCloseable {
     private final ConsumerConfig config;
     private final Map<String, Object> kafkaCommon;
     private final OffsetStore committedOffsets;
+    private final Membership.Factory memberships;
     private final Clock clock;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
@@ -43,13 +44,20 @@ public final class Consumers implements AutoCloseable {
     private record Served(String group, String topic, int partition) {
     }
 
+    /** Kafka's group protocol ({@code membership: kafka}). */
+    public static Membership.Factory kafkaMembership() {
+        return KafkaMembership::new;
+    }
+
     /**
+     * @param memberships      how group members get partitions: {@link #kafkaMembership()}, or ZooKeeper's
      * @param committedOffsets reads committed offsets as stored, negative ones included (kafka-clients reads a
      *                         committed -2, "start at the oldest", as no commit at all)
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Clock clock) {
+                     Membership.Factory memberships, Clock clock) {
         this.config = config;
+        this.memberships = memberships;
         this.kafkaCommon = Map.copyOf(kafkaCommon);
         this.committedOffsets = committedOffsets;
         this.clock = clock;
@@ -135,7 +143,7 @@ public final class Consumers implements AutoCloseable {
                 Map<String, Object> settings = new HashMap<>(kafkaCommon);
                 settings.putAll(ConsumerSettings.of(config, name));
                 return new KafkaConsumer<>(settings);
-            }, () -> forget(name, created[0]));
+            }, memberships, () -> forget(name, created[0]));
             live.computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(created[0]);
             return created[0];
         });

@@ -68,6 +68,7 @@ final class GroupConsumer {
     private final Clock clock;
     private final OffsetStore committedOffsets;
     private final Supplier<Consumer<byte[], byte[]>> kafkaFactory;
+    private final Membership.Factory memberships;
     private final Runnable onDone;
     private final Thread thread;
     private final int fetchBuffer;
@@ -91,7 +92,8 @@ final class GroupConsumer {
     private Instant nextCommit;
 
     GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
-                  Supplier<Consumer<byte[], byte[]>> kafkaFactory, Runnable onDone) {
+                  Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships, Runnable onDone) {
+        this.memberships = memberships;
         this.group = group;
         this.config = config;
         this.clock = clock;
@@ -248,7 +250,7 @@ final class GroupConsumer {
         PixyException answer = PixyException.shuttingDown();
         try {
             kafka = kafkaFactory.get();
-            membership = new KafkaMembership(group, kafka, handover);
+            membership = memberships.create(group, kafka, handover);
             while (true) {
                 Set<String> wanted = wantedTopics();
                 if (wanted.isEmpty()) {
@@ -277,7 +279,14 @@ final class GroupConsumer {
         if (!uninitialized.isEmpty()) {
             initialize(new ArrayList<>(uninitialized));
         }
-        ConsumerRecords<byte[], byte[]> records = kafka.poll(POLL_INTERVAL);
+        ConsumerRecords<byte[], byte[]> records;
+        if (kafka.subscription().isEmpty() && kafka.assignment().isEmpty()) {
+            // nothing to poll yet (a ZooKeeper member waiting for its claims): wait as long as a poll would
+            sleep(POLL_INTERVAL);
+            records = ConsumerRecords.empty();
+        } else {
+            records = kafka.poll(POLL_INTERVAL);
+        }
         Instant now = clock.instant();
         Set<TopicPartition> toPause = new HashSet<>(uninitialized);
         Map<TopicPartition, Long> positions = positions();
@@ -457,6 +466,13 @@ final class GroupConsumer {
         }
         if (kafka != null) {
             commitBeforeLeaving();
+            if (membership != null) {
+                try {
+                    membership.leave();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "Failed to leave the membership of group " + group, e);
+                }
+            }
             try {
                 kafka.unsubscribe();
             } catch (RuntimeException e) {

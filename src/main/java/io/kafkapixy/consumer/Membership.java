@@ -7,8 +7,19 @@ import java.util.Set;
  * shared with original Kafka-Pixy instances, through the original's ZooKeeper layout. Called on the member's
  * owning thread only, once per poll.
  */
-interface Membership {
+public interface Membership {
 
     /** Makes the member's partitions follow the topics wanted on this instance. */
     void follow(Set<String> wanted);
+
+    /** After the final commit, before the consumer closes: give up what membership holds beyond the consumer. */
+    default void leave() {
+    }
+
+    /** Makes the {@link Membership} of one group member. */
+    @FunctionalInterface
+    interface Factory {
+        Membership create(String group, org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafka,
+                          PartitionLifecycle lifecycle);
+    }
 }

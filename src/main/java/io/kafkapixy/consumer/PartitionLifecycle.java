@@ -8,7 +8,7 @@ import org.apache.kafka.common.TopicPartition;
  * What a {@link GroupConsumer} does when its {@link Membership} gives or takes partitions. Called on the member's
  * owning thread only.
  */
-interface PartitionLifecycle {
+public interface PartitionLifecycle {
 
     /** A topic is asked for on this instance for the first time (its head is where a new group starts, §4.8). */
     void topicWanted(String topic);

@@ -20,11 +20,6 @@ final class KafkaSettings {
         if (config.kafka().tls() || config.net().sasl().enable()) {
             throw new IllegalStateException("kafka.tls and net.sasl are not supported yet by this version");
         }
-        if (config.consumer().membership() == io.kafkapixy.config.ConsumerConfig.Membership.ZOOKEEPER) {
-            // Consuming through Kafka's group protocol instead would split a group shared with ZooKeeper-coordinated
-            // instances: both would consume every partition (design.md §1).
-            throw new IllegalStateException("consumer.membership: zookeeper is not supported yet by this version");
-        }
         Map<String, Object> s = new HashMap<>();
         s.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", config.kafka().seedPeers()));
         s.put(CommonClientConfigs.CLIENT_ID_CONFIG, config.clientId());

@@ -10,7 +10,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.admin.RawOffsets;
+import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.config.ProxyConfig;
+import io.kafkapixy.consumer.Membership;
+import io.kafkapixy.zookeeper.ZooKeeperMembership;
 import io.kafkapixy.consumer.Consumers;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;
@@ -33,10 +36,13 @@ public final class Proxy implements AutoCloseable {
     private final Consumers consumers;
     private final RawOffsets rawOffsets;
     private final RawOffsets consumerOffsets;
+    /** Only with {@code membership: zookeeper}. */
+    private final ZooKeeperMembership zooKeeper;
     private final PixyAdmin pixyAdmin;
 
     private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers,
-                  RawOffsets rawOffsets, RawOffsets consumerOffsets) {
+                  RawOffsets rawOffsets, RawOffsets consumerOffsets, ZooKeeperMembership zooKeeper) {
+        this.zooKeeper = zooKeeper;
         this.name = name;
         this.config = config;
         this.admin = admin;
@@ -63,8 +69,16 @@ public final class Proxy implements AutoCloseable {
             // One for the admin API, one for the consumers' partition set-up, so neither waits for the other.
             RawOffsets rawOffsets = new RawOffsets(common);
             RawOffsets consumerOffsets = new RawOffsets(common);
-            Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, Clock.systemUTC());
-            return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets);
+            ZooKeeperMembership zooKeeper = null;
+            Membership.Factory memberships = Consumers.kafkaMembership();
+            if (config.consumer().membership() == ConsumerConfig.Membership.ZOOKEEPER) {
+                zooKeeper = ZooKeeperMembership.connect(config.zooKeeper());
+                memberships = zooKeeper.memberships(config.clientId(), config.consumer().retryBackoff(),
+                        Clock.systemUTC());
+            }
+            Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
+                    Clock.systemUTC());
+            return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
@@ -119,6 +133,9 @@ public final class Proxy implements AutoCloseable {
             producer.close();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
+        }
+        if (zooKeeper != null) {
+            zooKeeper.close();
         }
         rawOffsets.close();
         consumerOffsets.close();

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.kafkapixy.Application;
-import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.config.KafkaConfig;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
@@ -17,20 +16,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Settings that are accepted in files but not wired yet stop startup, rather than silently doing something else. */
 class UnsupportedSettingsTest {
-
-    @Test
-    void zooKeeperMembershipIsRefusedRatherThanSplittingASharedGroup() {
-        ProxyConfig p = RunningPixy.proxy(TestKafka.get().bootstrap());
-        ConsumerConfig c = ConsumerConfig.DEFAULT;
-        ProxyConfig zk = p.withConsumer(new ConsumerConfig(c.disabled(), c.ackTimeout(), c.channelBufferSize(),
-                c.fetchMaxBytes(), c.fetchMaxWait(), c.longPollingTimeout(), c.maxPendingMessages(), c.maxRetries(),
-                c.offsetsCommitInterval(), c.rebalanceDelay(), c.retryBackoff(), c.subscriptionTimeout(),
-                ConsumerConfig.Membership.ZOOKEEPER));
-
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Application.start(config(zk)));
-
-        assertEquals("consumer.membership: zookeeper is not supported yet by this version", e.getMessage());
-    }
 
     @Test
     void tlsToKafkaIsRefusedRatherThanConnectingInPlaintext() {

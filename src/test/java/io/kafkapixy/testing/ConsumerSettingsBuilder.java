@@ -15,6 +15,8 @@ public final class ConsumerSettingsBuilder {
     private int maxRetries = -1;
     private Duration offsetsCommitInterval = Duration.ofMillis(200);
     private Duration subscriptionTimeout = Duration.ofSeconds(15);
+    private Duration retryBackoff = Duration.ofMillis(500);
+    private ConsumerConfig.Membership membership = ConsumerConfig.Membership.KAFKA;
 
     public static ConsumerSettingsBuilder fast() {
         return new ConsumerSettingsBuilder();
@@ -55,10 +57,16 @@ public final class ConsumerSettingsBuilder {
         return this;
     }
 
+    public ConsumerSettingsBuilder zooKeeperMembership() {
+        this.membership = ConsumerConfig.Membership.ZOOKEEPER;
+        this.retryBackoff = Duration.ofMillis(200);
+        return this;
+    }
+
     public ConsumerConfig build() {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
         return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
                 longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
-                d.retryBackoff(), subscriptionTimeout, d.membership());
+                retryBackoff, subscriptionTimeout, membership);
     }
 }

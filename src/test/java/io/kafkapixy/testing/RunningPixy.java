@@ -59,6 +59,14 @@ public final class RunningPixy implements AutoCloseable {
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
     }
 
+    /** Like {@link #config(String, String, ConsumerSettingsBuilder)}, with ZooKeeper at {@code zooKeeper}. */
+    public static PixyConfig config(String bootstrap, String clientId, ConsumerSettingsBuilder consumer,
+                                    io.kafkapixy.config.ZooKeeperConfig zooKeeper) {
+        PixyConfig c = config(bootstrap, clientId, consumer);
+        ProxyConfig p = c.defaultProxy().withZooKeeper(zooKeeper);
+        return new PixyConfig(c.grpcAddr(), c.tcpAddr(), "", "default", Map.of("default", p), c.tls(), c.logging());
+    }
+
     public static ProxyConfig proxy(String bootstrap) {
         ProxyConfig p = ProxyConfig.defaults("kp_test_" + ProcessHandle.current().pid());
         return p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap)));

@@ -1,0 +1,153 @@
+package io.kafkapixy.server;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+import io.kafkapixy.config.ZooKeeperConfig;
+import io.kafkapixy.testing.Background;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonObject;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+/**
+ * {@code membership: zookeeper} (issue #5): instances coordinate through the original's ZooKeeper layout, on a real
+ * ZooKeeper and a real broker. Owners are read from ZooKeeper with a plain Curator client, offsets with an admin.
+ */
+class ZooKeeperModeTest {
+
+    private static final Duration REBALANCE = Duration.ofSeconds(60);
+    private static TestingServer zooKeeper;
+    private static CuratorFramework oracle;
+
+    private final TestKafka kafka = TestKafka.get();
+    private final String topic = TestKafka.uniqueTopic("zk");
+    private final String group = TestKafka.uniqueTopic("zkgroup");
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zooKeeper = new TestingServer(true);
+        oracle = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString(), new RetryOneTime(100));
+        oracle.start();
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        oracle.close();
+        zooKeeper.close();
+    }
+
+    @Test
+    void twoInstancesSplitPartitionsByTheOriginalsRangeAssignmentAndHandThemOverOnLeave() throws Exception {
+        kafka.createTopic(topic, 4);
+        RunningPixy b = start("kp_b");
+        try (RunningPixy a = start("kp_a")) {
+            awaitOwners(List.of(a, b), Map.of(0, "kp_a", 1, "kp_a", 2, "kp_b", 3, "kp_b"));
+            Set<String> produced = produce(40);
+
+            Set<String> consumed = consumeAll(List.of(a, b), 40);
+            assertEquals(produced, consumed);
+
+            b.close();
+            awaitOwners(List.of(a), Map.of(0, "kp_a", 1, "kp_a", 2, "kp_a", 3, "kp_a"));
+            assertNull(oracle.checkExists().forPath("/kp/consumers/" + group + "/ids/kp_b"));
+            Set<String> more = produce(8);
+            assertEquals(more, consumeAll(List.of(a), 8));
+            Map<Integer, Long> ends = kafka.endOffsets(topic, 4);
+            TestKafka.Waits.until(Duration.ofSeconds(30), "everything committed", () -> {
+                var c = kafka.committed(group, topic);
+                return c.size() == 4 && c.entrySet().stream().allMatch(e -> e.getValue().offset() == ends.get(e.getKey()));
+            });
+        }
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the group's znodes removed", () -> {
+            try {
+                return oracle.checkExists().forPath("/kp/consumers/" + group) == null;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    private RunningPixy start(String clientId) {
+        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId,
+                ConsumerSettingsBuilder.fast().zooKeeperMembership(),
+                new ZooKeeperConfig(List.of(zooKeeper.getConnectString()), "/kp", Duration.ofSeconds(15))));
+    }
+
+    /** Keeps long polls going on every instance until ZooKeeper's owner nodes say {@code expected}. */
+    private void awaitOwners(List<RunningPixy> instances, Map<Integer, String> expected) {
+        TestKafka.Waits.until(REBALANCE, "owners " + expected, () -> {
+            List<CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
+            for (RunningPixy p : instances) {
+                polls.add(CompletableFuture.supplyAsync(() -> p.get(messages() + "&noAck"), Background.THREADS));
+            }
+            polls.forEach(CompletableFuture::join);
+            return owners().equals(new TreeMap<>(expected));
+        });
+    }
+
+    private Map<Integer, String> owners() {
+        Map<Integer, String> owners = new TreeMap<>();
+        try {
+            String path = "/kp/consumers/" + group + "/owners/" + topic;
+            if (oracle.checkExists().forPath(path) == null) {
+                return owners;
+            }
+            for (String p : oracle.getChildren().forPath(path)) {
+                owners.put(Integer.parseInt(p), new String(oracle.getData().forPath(path + "/" + p),
+                        StandardCharsets.UTF_8));
+            }
+        } catch (Exception e) {
+            // the node changed under us: read again next time
+        }
+        return owners;
+    }
+
+    private Set<String> produce(int n) {
+        Set<String> produced = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            kafka.produce(topic, i % 4, null, "m" + i + "-" + n);
+            produced.add("m" + i + "-" + n);
+        }
+        return produced;
+    }
+
+    private Set<String> consumeAll(List<RunningPixy> instances, int n) {
+        Set<String> consumed = new HashSet<>();
+        long deadline = System.nanoTime() + REBALANCE.toNanos();
+        while (consumed.size() < n && System.nanoTime() < deadline) {
+            for (RunningPixy p : instances) {
+                HttpResponse<String> rs = p.get(messages());
+                if (rs.statusCode() == 200) {
+                    JsonObject m = object(rs.body());
+                    consumed.add(new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return consumed;
+    }
+
+    private String messages() {
+        return "/topics/" + topic + "/messages?group=" + group;
+    }
+}
