@@ -50,16 +50,29 @@ public final class PixyAdmin {
     private final Admin admin;
     private final OffsetStore offsets;
     private final AdminCalls calls;
+    private final Optional<ConsumerDirectory> zooKeeperConsumers;
 
-    PixyAdmin(Admin admin, OffsetStore offsets, AdminCalls calls) {
+    PixyAdmin(Admin admin, OffsetStore offsets, AdminCalls calls, Optional<ConsumerDirectory> zooKeeperConsumers) {
         this.admin = admin;
         this.offsets = offsets;
         this.calls = calls;
+        this.zooKeeperConsumers = zooKeeperConsumers;
+    }
+
+    /**
+     * Who consumes which partitions, as group → member → sorted partitions, from somewhere other than Kafka's
+     * group descriptions (ZooKeeper's owner nodes in {@code membership: zookeeper}).
+     */
+    @FunctionalInterface
+    public interface ConsumerDirectory {
+        /** @throws PixyException with the original's kinds and texts */
+        SortedMap<String, SortedMap<String, List<Integer>>> list(String topic, Optional<String> group);
     }
 
     /** Admin calls through {@code admin}, committed offsets through {@code offsets}; it closes neither. */
-    public static PixyAdmin create(Admin admin, OffsetStore offsets, Duration timeout) {
-        return new PixyAdmin(admin, offsets, new AdminCalls(timeout));
+    public static PixyAdmin create(Admin admin, OffsetStore offsets, Duration timeout,
+                                   Optional<ConsumerDirectory> zooKeeperConsumers) {
+        return new PixyAdmin(admin, offsets, new AdminCalls(timeout), zooKeeperConsumers);
     }
 
     /**
@@ -168,6 +181,9 @@ public final class PixyAdmin {
      * @throws PixyException {@code CONSUMERS_NOT_FOUND} (with a group), {@code ADMIN_FAILED}
      */
     public SortedMap<String, SortedMap<String, List<Integer>>> listConsumers(String topic, Optional<String> group) {
+        if (zooKeeperConsumers.isPresent()) {
+            return zooKeeperConsumers.get().list(topic, group);
+        }
         return adminCall(() -> {
             SortedMap<String, SortedMap<String, List<Integer>>> result = new TreeMap<>();
             if (group.isPresent()) {

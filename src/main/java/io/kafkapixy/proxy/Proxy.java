@@ -50,7 +50,8 @@ public final class Proxy implements AutoCloseable {
         this.consumers = consumers;
         this.rawOffsets = rawOffsets;
         this.consumerOffsets = consumerOffsets;
-        this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config));
+        this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config),
+                java.util.Optional.ofNullable(zooKeeper).map(z -> z::listConsumers));
     }
 
     /**

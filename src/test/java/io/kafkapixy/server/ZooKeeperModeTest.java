@@ -63,6 +63,12 @@ class ZooKeeperModeTest {
         RunningPixy b = start("kp_b");
         try (RunningPixy a = start("kp_a")) {
             awaitOwners(List.of(a, b), Map.of(0, "kp_a", 1, "kp_a", 2, "kp_b", 3, "kp_b"));
+            JsonObject consumers = object(a.get("/topics/" + topic + "/consumers?group=" + group).body())
+                    .getJsonObject(group);
+            assertEquals("[0,1]", consumers.getJsonArray("kp_a").toString());
+            assertEquals("[2,3]", consumers.getJsonArray("kp_b").toString());
+            assertEquals("unknown consumer group nope",
+                    io.kafkapixy.testing.JsonBodies.error(a.get("/topics/" + topic + "/consumers?group=nope").body()));
             Set<String> produced = produce(40);
 
             Set<String> consumed = consumeAll(List.of(a, b), 40);
