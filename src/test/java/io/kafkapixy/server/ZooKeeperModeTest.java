@@ -94,9 +94,66 @@ class ZooKeeperModeTest {
         });
     }
 
+    @Test
+    void threeInstancesShareSixPartitionsTwoEach() {
+        kafka.createTopic(topic, 6);
+        try (RunningPixy c = start("kp_c"); RunningPixy a = start("kp_a"); RunningPixy b = start("kp_b")) {
+            awaitOwners(List.of(a, b, c), Map.of(0, "kp_a", 1, "kp_a", 2, "kp_b", 3, "kp_b", 4, "kp_c", 5, "kp_c"));
+        }
+    }
+
+    @Test
+    void anInstanceWhoseSubscriptionExpiresGivesItsPartitionsAway() {
+        kafka.createTopic(topic, 2);
+        try (RunningPixy a = start("kp_a");
+             RunningPixy b = start("kp_b", ConsumerSettingsBuilder.fast().zooKeeperMembership()
+                     .subscriptionTimeout(Duration.ofSeconds(3)))) {
+            awaitOwners(List.of(a, b), Map.of(0, "kp_a", 1, "kp_b"));
+
+            awaitOwners(List.of(a), Map.of(0, "kp_a", 1, "kp_a"));
+
+            Set<String> produced = produce(6, 2);
+            assertEquals(produced, consumeAll(List.of(a), 6));
+        }
+    }
+
+    @Test
+    void onlyUnackedMessagesComeAgainAfterAHandOver() {
+        kafka.createTopic(topic, 2);
+        RunningPixy b = start("kp_b");
+        try (RunningPixy a = start("kp_a")) {
+            awaitOwners(List.of(a, b), Map.of(0, "kp_a", 1, "kp_b"));
+            for (int i = 0; i < 6; i++) {
+                kafka.produce(topic, 1, null, "b" + i);
+            }
+            Set<String> acked = new HashSet<>();
+            Set<String> unacked = new HashSet<>();
+            for (int i = 0; i < 6; i++) {
+                JsonObject m = object(b.get(messages() + "&noAck").body());
+                String value = new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8);
+                if (i % 2 == 0) {
+                    assertEquals(200, b.post("/topics/" + topic + "/acks?group=" + group + "&partition=1&offset="
+                            + m.getJsonNumber("offset"), "text/plain", "").statusCode());
+                    acked.add(value);
+                } else {
+                    unacked.add(value);
+                }
+            }
+            b.close();
+            awaitOwners(List.of(a), Map.of(0, "kp_a", 1, "kp_a"));
+
+            Set<String> again = consumeAll(List.of(a), unacked.size());
+
+            assertEquals(unacked, again);
+        }
+    }
+
     private RunningPixy start(String clientId) {
-        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId,
-                ConsumerSettingsBuilder.fast().zooKeeperMembership(),
+        return start(clientId, ConsumerSettingsBuilder.fast().zooKeeperMembership());
+    }
+
+    private RunningPixy start(String clientId, ConsumerSettingsBuilder consumer) {
+        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId, consumer,
                 new ZooKeeperConfig(List.of(zooKeeper.getConnectString()), "/kp", Duration.ofSeconds(15))));
     }
 
@@ -130,9 +187,13 @@ class ZooKeeperModeTest {
     }
 
     private Set<String> produce(int n) {
+        return produce(n, 4);
+    }
+
+    private Set<String> produce(int n, int partitions) {
         Set<String> produced = new HashSet<>();
         for (int i = 0; i < n; i++) {
-            kafka.produce(topic, i % 4, null, "m" + i + "-" + n);
+            kafka.produce(topic, i % partitions, null, "m" + i + "-" + n);
             produced.add("m" + i + "-" + n);
         }
         return produced;
