@@ -63,10 +63,12 @@ public final class PixyAdmin {
      * Who consumes which partitions, as group → member → sorted partitions, from somewhere other than Kafka's
      * group descriptions (ZooKeeper's owner nodes in {@code membership: zookeeper}).
      */
-    @FunctionalInterface
     public interface ConsumerDirectory {
         /** @throws PixyException with the original's kinds and texts */
         SortedMap<String, SortedMap<String, List<Integer>>> list(String topic, Optional<String> group);
+
+        /** The members registered in the group right now. */
+        List<String> members(String group);
     }
 
     /** Admin calls through {@code admin}, committed offsets through {@code offsets}; it closes neither. */
@@ -122,7 +124,8 @@ public final class PixyAdmin {
             if (commits.isEmpty()) {
                 return null;
             }
-            List<String> members = liveMembers(group);
+            List<String> members = new ArrayList<>(liveMembers(group));
+            zooKeeperConsumers.ifPresent(z -> members.addAll(z.members(group)));
             if (!members.isEmpty()) {
                 throw groupActive(group, members);
             }

@@ -51,7 +51,7 @@ public final class Proxy implements AutoCloseable {
         this.rawOffsets = rawOffsets;
         this.consumerOffsets = consumerOffsets;
         this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config),
-                java.util.Optional.ofNullable(zooKeeper).map(z -> z::listConsumers));
+                java.util.Optional.ofNullable(zooKeeper));
     }
 
     /**

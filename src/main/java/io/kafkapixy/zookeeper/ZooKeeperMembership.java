@@ -10,6 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.config.ZooKeeperConfig;
+import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -22,7 +23,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Connecting is asynchronous, as in the original: an unreachable ZooKeeper does not stop startup. Owned and closed
  * by the {@code Proxy}, after its consumers.
  */
-public final class ZooKeeperMembership implements AutoCloseable {
+public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.ConsumerDirectory {
 
     private final CuratorFramework zk;
     private final ZkPaths paths;
@@ -50,7 +51,19 @@ public final class ZooKeeperMembership implements AutoCloseable {
      * List-consumers in this mode (reference §1.7): the owner nodes of the topic, per group. With a group, a group or
      * topic ZooKeeper does not know is an error with the original's text; without one, groups that fail are skipped.
      */
-    public SortedMap<String, SortedMap<String, List<Integer>>> listConsumers(String topic, Optional<String> group) {
+    @Override
+    public List<String> members(String group) {
+        try {
+            return zk.getChildren().forPath(paths.ids(group));
+        } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to fetch group members: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public SortedMap<String, SortedMap<String, List<Integer>>> list(String topic, Optional<String> group) {
         SortedMap<String, SortedMap<String, List<Integer>>> result = new TreeMap<>();
         if (group.isPresent()) {
             String g = group.get();

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import static io.kafkapixy.testing.JsonBodies.object;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code membership: zookeeper} (issue #5): instances coordinate through the original's ZooKeeper layout, on a real
@@ -67,6 +68,10 @@ class ZooKeeperModeTest {
                     .getJsonObject(group);
             assertEquals("[0,1]", consumers.getJsonArray("kp_a").toString());
             assertEquals("[2,3]", consumers.getJsonArray("kp_b").toString());
+            HttpResponse<String> setOffsets = a.post("/topics/" + topic + "/offsets?group=" + group, "application/json",
+                    "[{\"partition\": 0, \"offset\": 0}]");
+            assertEquals(409, setOffsets.statusCode());
+            assertTrue(io.kafkapixy.testing.JsonBodies.error(setOffsets.body()).contains("kp_a"), setOffsets.body());
             assertEquals("unknown consumer group nope",
                     io.kafkapixy.testing.JsonBodies.error(a.get("/topics/" + topic + "/consumers?group=nope").body()));
             Set<String> produced = produce(40);
