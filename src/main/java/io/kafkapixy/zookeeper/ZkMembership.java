@@ -16,6 +16,8 @@ import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.consumer.PartitionLifecycle;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -40,10 +42,17 @@ final class ZkMembership implements Membership {
     private final ZkGroupRegistry registry;
     private final ZkPartitionClaims claims;
     private final CuratorCache watch;
+    private final CuratorFramework zk;
+    private final ConnectionStateListener sessionListener;
     private final Duration retryBackoff;
     private final Clock clock;
     /** Set by ZooKeeper's watch: some member's registration changed, so the assignment must be read again. */
     private final AtomicBoolean changed = new AtomicBoolean(true);
+    /**
+     * Set when the ZooKeeper session may have been lost: owner nodes are ephemeral, so the claims of the partitions
+     * held must be checked, and made again, before consuming on.
+     */
+    private final AtomicBoolean reclaim = new AtomicBoolean(false);
     private Set<String> registered = Set.of();
     private final Set<TopicPartition> owned = new HashSet<>();
     private Instant retryAt = Instant.MIN;
@@ -62,6 +71,15 @@ final class ZkMembership implements Membership {
         this.watch = CuratorCache.build(zk, paths.ids(group));
         watch.listenable().addListener((type, oldData, data) -> changed.set(true));
         watch.start();
+        this.zk = zk;
+        this.sessionListener = (client, state) -> {
+            if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED
+                || state == ConnectionState.SUSPENDED) {
+                reclaim.set(true);
+                changed.set(true);
+            }
+        };
+        zk.getConnectionStateListenable().addListener(sessionListener);
     }
 
     @Override
@@ -93,7 +111,18 @@ final class ZkMembership implements Membership {
     }
 
     private void rebalance(Instant now) throws Exception {
+        if (reclaim.getAndSet(false)) {
+            verifyClaims();
+        }
         Map<String, List<String>> subscriptions = registry.subscriptions();
+        List<String> mine = subscriptions.get(member);
+        if (mine == null || !Set.copyOf(mine).equals(registered)) {
+            // Our own registration is missing or stale (the session was lost and the node is being written again):
+            // a rebalance on this view would give everything away. Wait for ZooKeeper to show it (§4.3).
+            LOG.log(Level.INFO, "Outdated subscription: group={0}, want={1}, got={2}", group, registered, mine);
+            retryAt = now.plus(retryBackoff);
+            return;
+        }
         Map<String, List<Integer>> partitionsByTopic = new HashMap<>();
         for (String topic : registered) {
             List<PartitionInfo> infos = kafka.partitionsFor(topic, Duration.ofSeconds(5));
@@ -151,6 +180,28 @@ final class ZkMembership implements Membership {
         }
     }
 
+    /**
+     * After a possible session loss: claims the held partitions again; one that another member claimed meanwhile is
+     * no longer ours, so it stops here (its acked offsets are committed, and it is not released: it is not ours).
+     */
+    private void verifyClaims() throws Exception {
+        Set<TopicPartition> lost = new HashSet<>();
+        for (TopicPartition tp : owned) {
+            try {
+                claims.claim(tp.topic(), tp.partition());
+            } catch (ZkPartitionClaims.ClaimedByOther e) {
+                LOG.log(Level.WARNING, "Partition {0} of group {1} was claimed by another member while ZooKeeper "
+                                       + "was away: {2}", tp, group, e.getMessage());
+                lost.add(tp);
+            }
+        }
+        if (!lost.isEmpty()) {
+            lifecycle.revoked(lost);
+            owned.removeAll(lost);
+            kafka.assign(owned);
+        }
+    }
+
     /** Releases the claims (the final commit is done), deregisters, and removes the group's znodes if it was last. */
     @Override
     public void leave() {
@@ -165,6 +216,7 @@ final class ZkMembership implements Membership {
             LOG.log(Level.WARNING, "Group {0}: leaving ZooKeeper failed: {1}", group, e.getMessage());
         } finally {
             watch.close();
+            zk.getConnectionStateListenable().removeListener(sessionListener);
         }
     }
 }

@@ -1,0 +1,170 @@
+package io.kafkapixy.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.kafkapixy.consumer.PartitionLifecycle;
+import io.kafkapixy.testing.TestKafka;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A ZooKeeper member's partitions (reference §4.4, §4.5) on a real ZooKeeper, with Kafka's MockConsumer standing in
+ * for the consumer: assignment follows the registrations, and claims survive a ZooKeeper session expiry.
+ */
+class ZkMembershipTest {
+
+    private static final Node NODE = new Node(1, "h", 9092);
+    private static TestingServer server;
+
+    private final ZkPaths paths = new ZkPaths("");
+    private final String group = TestKafka.uniqueTopic("g");
+    private CuratorFramework zk;
+    private CuratorFramework oracle;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void connect() throws Exception {
+        zk = client();
+        oracle = client();
+    }
+
+    @AfterEach
+    void disconnect() {
+        zk.close();
+        oracle.close();
+    }
+
+    @Test
+    void aLoneMemberClaimsEveryPartitionAndKeepsThemThroughASessionExpiry() throws Exception {
+        MockConsumer<byte[], byte[]> kafka = consumer(2);
+        Recorded lifecycle = new Recorded();
+        ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, lifecycle, Duration.ofMillis(100),
+                Clock.systemUTC());
+
+        TestKafka.Waits.until(Duration.ofSeconds(30), "both partitions", () -> {
+            membership.follow(Set.of("t"));
+            return kafka.assignment().size() == 2;
+        });
+        assertEquals(Set.of(tp(0), tp(1)), Set.copyOf(lifecycle.assigned));
+        assertEquals("kp_a", owner(0));
+
+        zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        TestKafka.Waits.until(Duration.ofSeconds(30), "claims made again", () -> {
+            membership.follow(Set.of("t"));
+            return "kp_a".equals(owner(0)) && "kp_a".equals(owner(1));
+        });
+
+        assertEquals(2, kafka.assignment().size());
+        assertTrue(lifecycle.revoked.isEmpty());
+        membership.leave();
+    }
+
+    @Test
+    void aPartitionClaimedByAnotherMemberWhileTheSessionWasAwayIsGivenUp() throws Exception {
+        MockConsumer<byte[], byte[]> kafka = consumer(2);
+        Recorded lifecycle = new Recorded();
+        ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, lifecycle, Duration.ofMillis(100),
+                Clock.systemUTC());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "both partitions", () -> {
+            membership.follow(Set.of("t"));
+            return kafka.assignment().size() == 2;
+        });
+
+        zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the claims gone with the session", () -> owner(1) == null);
+        new ZkPartitionClaims(oracle, paths, group, "kp_other").claim("t", 1);
+        TestKafka.Waits.until(Duration.ofSeconds(30), "partition 1 given up", () -> {
+            membership.follow(Set.of("t"));
+            return kafka.assignment().equals(Set.of(tp(0)));
+        });
+
+        assertEquals(List.of(tp(1)), lifecycle.revoked);
+        assertEquals("kp_other", owner(1));
+        membership.leave();
+    }
+
+    private MockConsumer<byte[], byte[]> consumer(int partitions) {
+        MockConsumer<byte[], byte[]> kafka = new MockConsumer<>("earliest");
+        List<PartitionInfo> infos = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            infos.add(new PartitionInfo("t", p, NODE, new Node[]{NODE}, new Node[]{NODE}));
+        }
+        kafka.updatePartitions("t", infos);
+        return kafka;
+    }
+
+    private String owner(int partition) {
+        try {
+            return new String(oracle.getData().forPath(paths.owner(group, "t", partition)), StandardCharsets.UTF_8);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static TopicPartition tp(int p) {
+        return new TopicPartition("t", p);
+    }
+
+    private static CuratorFramework client() throws InterruptedException {
+        CuratorFramework c = CuratorFrameworkFactory.newClient(server.getConnectString(), 10_000, 10_000,
+                new RetryOneTime(100));
+        c.start();
+        c.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS);
+        return c;
+    }
+
+    /** Records what the membership hands to the member. */
+    private static final class Recorded implements PartitionLifecycle {
+        final List<TopicPartition> assigned = new CopyOnWriteArrayList<>();
+        final List<TopicPartition> revoked = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void topicWanted(String topic) {
+        }
+
+        @Override
+        public void assigned(Collection<TopicPartition> partitions) {
+            assigned.addAll(partitions);
+        }
+
+        @Override
+        public void revoked(Collection<TopicPartition> partitions) {
+            revoked.addAll(partitions);
+        }
+
+        @Override
+        public void lost(Collection<TopicPartition> partitions) {
+        }
+    }
+}
