@@ -120,6 +120,10 @@ final class ZkMembership implements Membership {
             // Our own registration is missing or stale (the session was lost and the node is being written again):
             // a rebalance on this view would give everything away. Wait for ZooKeeper to show it (§4.3).
             LOG.log(Level.INFO, "Outdated subscription: group={0}, want={1}, got={2}", group, registered, mine);
+            if (!now.isBefore(lastSubmit.plus(retryBackoff))) {
+                registry.submit(registered);
+                lastSubmit = now;
+            }
             retryAt = now.plus(retryBackoff);
             return;
         }

@@ -114,6 +114,31 @@ class ZkMembershipTest {
         membership.leave();
     }
 
+    @Test
+    void aRegistrationOverwrittenByAnotherClientIsWrittenAgain() throws Exception {
+        MockConsumer<byte[], byte[]> kafka = consumer(1);
+        ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, new Recorded(),
+                Duration.ofMillis(100), Clock.systemUTC());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the partition", () -> {
+            membership.follow(Set.of("t"));
+            return kafka.assignment().size() == 1;
+        });
+        String node = paths.member(group, "kp_a");
+
+        oracle.setData().forPath(node, "{\"subscription\":{\"other\":1}}".getBytes(StandardCharsets.UTF_8));
+        TestKafka.Waits.until(Duration.ofSeconds(30), "our subscription back", () -> {
+            membership.follow(Set.of("t"));
+            try {
+                return MemberSpec.decodeSubscription(oracle.getData().forPath(node)).equals(List.of("t"));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+
+        assertEquals(1, kafka.assignment().size());
+        membership.leave();
+    }
+
     private MockConsumer<byte[], byte[]> consumer(int partitions) {
         MockConsumer<byte[], byte[]> kafka = new MockConsumer<>("earliest");
         List<PartitionInfo> infos = new ArrayList<>();
