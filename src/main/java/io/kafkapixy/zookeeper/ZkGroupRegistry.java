@@ -132,10 +132,6 @@ final class ZkGroupRegistry implements AutoCloseable {
         }
     }
 
-    String member() {
-        return member;
-    }
-
     private void closeNode() throws Exception {
         if (node != null) {
             node.close();

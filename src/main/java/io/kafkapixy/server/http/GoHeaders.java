@@ -1,7 +1,5 @@
 package io.kafkapixy.server.http;
 
-import java.util.Locale;
-
 /** Header-name rules of Go's {@code net/textproto}, which decide the original's record header keys. */
 final class GoHeaders {
 
@@ -34,9 +32,5 @@ final class GoHeaders {
             return false;
         }
         return "()<>@,;:\\\"/[]?={}".indexOf(c) < 0 && c != 0x7f;
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }
