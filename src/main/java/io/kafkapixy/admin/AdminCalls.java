@@ -33,11 +33,8 @@ final class AdminCalls {
 
     /** An Admin API call that Kafka answered with an error; callers map the causes they expect. */
     static final class Failure extends RuntimeException {
-        final String context;
-
         Failure(String context, Throwable cause) {
             super(context + ": " + cause.getMessage(), cause, false, false);
-            this.context = context;
         }
 
         PixyException asAdminFailure() {

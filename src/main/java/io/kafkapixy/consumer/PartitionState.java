@@ -89,10 +89,6 @@ final class PartitionState {
         }
     }
 
-    int fetchedCount() {
-        return fetched.size();
-    }
-
     int offeredCount() {
         return tracker.offeredCount();
     }

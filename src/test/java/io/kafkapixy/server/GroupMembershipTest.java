@@ -161,21 +161,8 @@ class GroupMembershipTest {
         return produced;
     }
 
-    /** Auto-ack consumes round-robin over the instances until {@code n} distinct messages arrived. */
     private Set<String> consumeAll(List<RunningPixy> instances, int n, Map<RunningPixy, Set<Integer>> served) {
-        Set<String> consumed = new HashSet<>();
-        long deadline = System.nanoTime() + REBALANCE.toNanos();
-        while (consumed.size() < n && System.nanoTime() < deadline) {
-            for (RunningPixy p : instances) {
-                HttpResponse<String> rs = p.get(messages());
-                if (rs.statusCode() == 200) {
-                    JsonObject m = object(rs.body());
-                    consumed.add(decode(m.getString("value")));
-                    served.computeIfAbsent(p, k -> new TreeSet<>()).add(m.getInt("partition"));
-                }
-            }
-        }
-        return consumed;
+        return RunningPixy.consumeAll(instances, messages(), n, REBALANCE, served);
     }
 
     private String messages() {

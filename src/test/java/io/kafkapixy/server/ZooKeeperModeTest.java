@@ -205,18 +205,7 @@ class ZooKeeperModeTest {
     }
 
     private Set<String> consumeAll(List<RunningPixy> instances, int n) {
-        Set<String> consumed = new HashSet<>();
-        long deadline = System.nanoTime() + REBALANCE.toNanos();
-        while (consumed.size() < n && System.nanoTime() < deadline) {
-            for (RunningPixy p : instances) {
-                HttpResponse<String> rs = p.get(messages());
-                if (rs.statusCode() == 200) {
-                    JsonObject m = object(rs.body());
-                    consumed.add(new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return consumed;
+        return RunningPixy.consumeAll(instances, messages(), n, REBALANCE, new java.util.HashMap<>());
     }
 
     private String messages() {

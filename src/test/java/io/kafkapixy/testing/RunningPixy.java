@@ -105,6 +105,28 @@ public final class RunningPixy implements AutoCloseable {
         return send(HttpRequest.newBuilder(uri(pathAndQuery)).GET());
     }
 
+    /**
+     * Auto-ack consumes {@code path} round-robin over the instances until {@code n} distinct values arrived or the
+     * time is up; records which partitions each instance served into {@code served}.
+     */
+    public static java.util.Set<String> consumeAll(List<RunningPixy> instances, String path, int n, Duration timeout,
+                                                   Map<RunningPixy, java.util.Set<Integer>> served) {
+        java.util.Set<String> consumed = new java.util.HashSet<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (consumed.size() < n && System.nanoTime() < deadline) {
+            for (RunningPixy p : instances) {
+                HttpResponse<String> rs = p.get(path);
+                if (rs.statusCode() == 200) {
+                    var m = JsonBodies.object(rs.body());
+                    consumed.add(new String(java.util.Base64.getDecoder().decode(m.getString("value")),
+                            java.nio.charset.StandardCharsets.UTF_8));
+                    served.computeIfAbsent(p, k -> new java.util.TreeSet<>()).add(m.getInt("partition"));
+                }
+            }
+        }
+        return consumed;
+    }
+
     public synchronized KafkaPixyGrpc.KafkaPixyBlockingStub grpc() {
         if (channel == null) {
             channel = ManagedChannelBuilder.forAddress("127.0.0.1", app.server().grpcPort().orElseThrow())
