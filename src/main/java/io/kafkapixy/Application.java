@@ -1,30 +1,51 @@
 package io.kafkapixy;
 
 import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.ops.PixyMetrics;
+import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.server.PixyServer;
 
 /**
- * A running Kafka-Pixy: the clusters ({@link ProxySet}) and the API servers in front of them.
+ * A running Kafka-Pixy: the clusters ({@link ProxySet}), the API servers in front of them, and what operators
+ * watch: its metrics and its readiness.
  */
 public final class Application implements AutoCloseable {
 
     private final ProxySet proxies;
     private final PixyServer server;
+    private final PixyMetrics metrics;
+    private final Readiness readiness;
 
-    private Application(ProxySet proxies, PixyServer server) {
+    private Application(ProxySet proxies, PixyServer server, PixyMetrics metrics, Readiness readiness) {
         this.proxies = proxies;
         this.server = server;
+        this.metrics = metrics;
+        this.readiness = readiness;
     }
 
     public static Application start(PixyConfig config) {
-        ProxySet proxies = ProxySet.start(config);
+        PixyMetrics metrics = PixyMetrics.create();
+        ProxySet proxies;
         try {
-            return new Application(proxies, PixyServer.start(config, proxies));
+            proxies = ProxySet.start(config, metrics::cluster);
         } catch (RuntimeException e) {
-            proxies.close();
+            metrics.close();
             throw e;
         }
+        try {
+            Readiness readiness = new Readiness(proxies);
+            return new Application(proxies, PixyServer.start(config, proxies, metrics, readiness), metrics,
+                    readiness);
+        } catch (RuntimeException e) {
+            proxies.close();
+            metrics.close();
+            throw e;
+        }
+    }
+
+    public Readiness readiness() {
+        return readiness;
     }
 
     public ProxySet proxies() {
@@ -36,15 +57,22 @@ public final class Application implements AutoCloseable {
     }
 
     /**
-     * Stops the proxies while the servers still run (parked consume requests are answered 503, acks still reach
-     * the consumers until their offsets are committed, accepted messages are delivered), then the servers.
+     * Graceful shutdown (reference §4.14, issue 6): readiness goes false first; then the proxies stop while the
+     * servers still run, so parked consume requests are answered 503, new ones too, acks still reach the consumers
+     * while they wait for them ({@code consumer.shutdown_timeout}, at most {@code ack_timeout}) and commit, and
+     * accepted async messages are delivered ({@code producer.shutdown_timeout}); then the servers stop.
      */
     @Override
     public void close() {
+        readiness.drain();
         try {
             proxies.close();
         } finally {
-            server.close();
+            try {
+                server.close();
+            } finally {
+                metrics.close();
+            }
         }
     }
 }

@@ -242,6 +242,7 @@ public final class ConfigLoader {
                 c.duration("rebalance_delay", cd.rebalanceDelay()),
                 c.duration("retry_backoff", cd.retryBackoff()),
                 c.duration("subscription_timeout", cd.subscriptionTimeout()),
+                c.duration("shutdown_timeout", cd.shutdownTimeout()),
                 c.text("membership")
                         .map(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
                                 () -> problems.add("consumer.membership must be kafka or zookeeper, got "

@@ -7,7 +7,8 @@ import java.util.Map;
  * The whole application configuration: the original's YAML schema (reference §3.1) as a record tree.
  *
  * <p>{@code proxies} keeps file order; {@link #defaultCluster()} is the resolved default cluster name (the
- * {@code default_cluster} key, else the first proxy). An empty address disables that server. Instances are
+ * {@code default_cluster} key, else the first proxy). An empty address disables that server. {@code accessLog} is
+ * new in this project: one log line per API request. Instances are
  * produced validated by {@link ConfigLoader}; tests may also build them directly.
  */
 public record PixyConfig(String grpcAddr,
@@ -16,7 +17,8 @@ public record PixyConfig(String grpcAddr,
                          String defaultCluster,
                          Map<String, ProxyConfig> proxies,
                          ServerTlsConfig tls,
-                         List<LoggingConfig> logging) {
+                         List<LoggingConfig> logging,
+                         boolean accessLog) {
 
     public static final String DEFAULT_GRPC_ADDR = "0.0.0.0:19091";
     public static final String DEFAULT_TCP_ADDR = "0.0.0.0:19092";
@@ -24,6 +26,17 @@ public record PixyConfig(String grpcAddr,
     public PixyConfig {
         proxies = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(proxies));
         logging = List.copyOf(logging);
+    }
+
+    /** Without the access log. */
+    public PixyConfig(String grpcAddr, String tcpAddr, String unixAddr, String defaultCluster,
+                      Map<String, ProxyConfig> proxies, ServerTlsConfig tls, List<LoggingConfig> logging) {
+        this(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging, false);
+    }
+
+    /** The same with the access log of both APIs on or off ({@code access_log}, new in this project). */
+    public PixyConfig withAccessLog(boolean on) {
+        return new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging, on);
     }
 
     /** The configuration used without {@code -config}: one proxy named {@code default} with all defaults. */

@@ -33,6 +33,7 @@ public final class Consumers implements AutoCloseable {
     private final OffsetStore committedOffsets;
     private final Membership.Factory memberships;
     private final Clock clock;
+    private final ConsumerMetrics metrics;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Every member not done yet, including ones leaving: they still hold partitions and take acks for them. */
@@ -55,8 +56,9 @@ public final class Consumers implements AutoCloseable {
      *                         committed -2, "start at the oldest", as no commit at all)
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Membership.Factory memberships, Clock clock) {
+                     Membership.Factory memberships, ConsumerMetrics metrics, Clock clock) {
         this.config = config;
+        this.metrics = metrics;
         this.memberships = memberships;
         this.kafkaCommon = Map.copyOf(kafkaCommon);
         this.committedOffsets = committedOffsets;
@@ -143,7 +145,7 @@ public final class Consumers implements AutoCloseable {
                 Map<String, Object> settings = new HashMap<>(kafkaCommon);
                 settings.putAll(ConsumerSettings.of(config, name));
                 return new KafkaConsumer<>(settings);
-            }, memberships, () -> forget(name, created[0]));
+            }, memberships, metrics, () -> forget(name, created[0]));
             live.computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(created[0]);
             return created[0];
         });

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionException;
@@ -70,6 +71,7 @@ final class GroupConsumer {
     private final Supplier<Consumer<byte[], byte[]>> kafkaFactory;
     private final Membership.Factory memberships;
     private final Runnable onDone;
+    private final ConsumerMetrics metrics;
     private final Thread thread;
     private final int fetchBuffer;
 
@@ -92,8 +94,10 @@ final class GroupConsumer {
     private Instant nextCommit;
 
     GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
-                  Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships, Runnable onDone) {
+                  Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships,
+                  ConsumerMetrics metrics, Runnable onDone) {
         this.memberships = memberships;
+        this.metrics = metrics;
         this.group = group;
         this.config = config;
         this.clock = clock;
@@ -123,8 +127,13 @@ final class GroupConsumer {
                 }
                 return null;
             }
-            t = topics.computeIfAbsent(topic, name -> new TopicState(name, arrival));
-            r = t.park(arrival, deadline, config.channelBufferSize());
+            t = topics.computeIfAbsent(topic, name -> new TopicState(name, arrival, metrics.topic(group, name)));
+            try {
+                r = t.park(arrival, deadline, config.channelBufferSize());
+            } catch (PixyException e) {
+                t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
+                throw e;
+            }
             t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
             if (!started) {
                 started = true;
@@ -133,7 +142,15 @@ final class GroupConsumer {
         } finally {
             lock.unlock();
         }
-        return await(t, r);
+        try {
+            ConsumedMessage m = await(t, r);
+            t.metrics.request(ConsumerMetrics.Outcome.MESSAGE);
+            return m;
+        } catch (PixyException e) {
+            t.metrics.request(e.kind() == ErrorKind.LONG_POLL_TIMEOUT ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT
+                    : ConsumerMetrics.Outcome.ERROR);
+            throw e;
+        }
     }
 
     private ConsumedMessage await(TopicState t, WaitingRequest r) {
@@ -186,9 +203,12 @@ final class GroupConsumer {
             if (p == null) {
                 return false;
             }
-            p.ack(offset);
+            boolean changed = p.ack(offset);
             acked.signalAll();
             TopicState t = topics.get(topic);
+            if (changed && t != null) {
+                t.metrics.acked();
+            }
             if (t != null && t.hasWaiting()) {
                 t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
             }
@@ -223,6 +243,15 @@ final class GroupConsumer {
                 n += t.waitingCount();
             }
             return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean isShuttingDown() {
+        lock.lock();
+        try {
+            return shuttingDown;
         } finally {
             lock.unlock();
         }
@@ -319,6 +348,7 @@ final class GroupConsumer {
                     toPause.add(p.tp);
                 }
             }
+            reportState(positions);
         } finally {
             lock.unlock();
         }
@@ -326,6 +356,30 @@ final class GroupConsumer {
         if (!now.isBefore(nextCommit)) {
             commitChanged();
             nextCommit = now.plus(config.offsetsCommitInterval());
+        }
+    }
+
+    /** Publishes each topic's gauges; under the lock, on the owning thread. */
+    private void reportState(Map<TopicPartition, Long> positions) {
+        Map<String, Long> lag = new HashMap<>();
+        assigned.forEach((tp, p) -> {
+            Long position = positions.get(tp);
+            if (position == null) {
+                return;
+            }
+            OptionalLong behindFetch;
+            try {
+                behindFetch = kafka.currentLag(tp);
+            } catch (RuntimeException notKnown) {
+                return;
+            }
+            if (behindFetch.isPresent()) {
+                long end = position + behindFetch.getAsLong();
+                lag.merge(tp.topic(), Math.max(0, end - p.committableOffset()), Long::sum);
+            }
+        });
+        for (TopicState t : topics.values()) {
+            t.metrics.state(t.waitingCount(), t.unackedCount(), lag.getOrDefault(t.topic, 0L));
         }
     }
 
@@ -352,7 +406,13 @@ final class GroupConsumer {
                 return Set.of();
             }
             Set<String> wanted = new TreeSet<>();
-            topics.values().removeIf(t -> t.expired() && !t.hasPartitions() && !t.hasWaiting());
+            topics.values().removeIf(t -> {
+                boolean gone = t.expired() && !t.hasPartitions() && !t.hasWaiting();
+                if (gone) {
+                    t.metrics.remove();
+                }
+                return gone;
+            });
             for (TopicState t : topics.values()) {
                 if (!t.expired()) {
                     wanted.add(t.topic);
@@ -465,6 +525,9 @@ final class GroupConsumer {
             lock.unlock();
         }
         if (kafka != null) {
+            if (isShuttingDown()) {
+                handover.awaitAcks(assignedPartitions(), true);
+            }
             commitBeforeLeaving();
             if (membership != null) {
                 try {
@@ -487,7 +550,10 @@ final class GroupConsumer {
         lock.lock();
         try {
             PixyException answer = shuttingDown ? PixyException.shuttingDown() : answerParked;
-            topics.values().forEach(t -> t.failAll(answer));
+            topics.values().forEach(t -> {
+                t.failAll(answer);
+                t.metrics.remove();
+            });
             assigned.clear();
         } finally {
             lock.unlock();
@@ -589,7 +655,8 @@ final class GroupConsumer {
             }
             kafka.seek(tp, initial.fetchFrom());
             PartitionState p = new PartitionState(tp, initial.tracker(),
-                    c.offset() < 0 ? null : new OffsetAndMetadata(c.offset(), c.metadata()), initial.fetchFrom());
+                    c.offset() < 0 ? null : new OffsetAndMetadata(c.offset(), c.metadata()), initial.fetchFrom(),
+                    metrics.topic(group, tp.topic()));
             if (initial.commit().isPresent()) {
                 LOG.log(Level.INFO, "Adjusted offset: group={0}, partition={1}, new={2}", group, tp,
                         initial.commit().get().offset());
@@ -619,7 +686,7 @@ final class GroupConsumer {
             states.forEach((tp, p) -> {
                 assigned.put(tp, p);
                 topics.computeIfAbsent(tp.topic(), name -> {
-                    TopicState t = new TopicState(name, clock.instant());
+                    TopicState t = new TopicState(name, clock.instant(), metrics.topic(group, name));
                     t.expire();
                     return t;
                 }).add(p);
@@ -657,6 +724,7 @@ final class GroupConsumer {
         @Override
         public void assigned(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
+                metrics.rebalanced(group);
                 initialize(partitions);
             }
         }
@@ -668,7 +736,8 @@ final class GroupConsumer {
             if (partitions.isEmpty()) {
                 return;
             }
-            awaitAcks(partitions);
+            metrics.rebalanced(group);
+            awaitAcks(partitions, false);
             Map<TopicPartition, OffsetAndMetadata> offsets = takeFinal(partitions);
             if (!offsets.isEmpty()) {
                 try {
@@ -684,12 +753,21 @@ final class GroupConsumer {
         @Override
         public void lost(Collection<TopicPartition> partitions) {
             uninitialized.removeAll(partitions);
+            if (!partitions.isEmpty()) {
+                metrics.rebalanced(group);
+            }
             Map<TopicPartition, OffsetAndMetadata> uncommitted = takeFinal(partitions);
             LOG.log(Level.WARNING, "Partitions lost: group={0}, uncommitted={1}", group, uncommitted);
         }
 
-        private void awaitAcks(Collection<TopicPartition> partitions) {
-            Instant limit = clock.instant().plus(REVOKE_ACK_WAIT);
+        /**
+         * Waits until the partitions' offered messages are acked or their acks are overdue, taking acks meanwhile. A
+         * partition moving to another member waits at most {@link #REVOKE_ACK_WAIT}, and not at all once shutdown
+         * has begun (the drain already waited); the drain itself ({@code draining}) waits at most
+         * {@code consumer.shutdown_timeout}.
+         */
+        private void awaitAcks(Collection<TopicPartition> partitions, boolean draining) {
+            Instant limit = clock.instant().plus(draining ? config.shutdownTimeout() : REVOKE_ACK_WAIT);
             lock.lock();
             try {
                 List<PartitionState> revoking = new ArrayList<>();
@@ -700,7 +778,7 @@ final class GroupConsumer {
                         revoking.add(p);
                     }
                 }
-                while (!shuttingDown) {
+                while (draining || !shuttingDown) {
                     Instant now = clock.instant();
                     Duration wait = Duration.ZERO;
                     for (PartitionState p : revoking) {

@@ -37,12 +37,19 @@ final class PartitionState {
     private long submittedOffset;
     private String submittedMetadata;
     private boolean revoking;
+    private final ConsumerMetrics.Topic metrics;
 
     /**
      * {@code committed} is what Kafka has for the partition now (so an unchanged state is not committed again);
      * {@code fetchFrom} is where fetching starts.
      */
     PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom) {
+        this(tp, tracker, committed, fetchFrom, ConsumerMetrics.Topic.NONE);
+    }
+
+    PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom,
+                   ConsumerMetrics.Topic metrics) {
+        this.metrics = metrics;
         this.tp = tp;
         this.tracker = tracker;
         this.nextExpected = fetchFrom;
@@ -116,6 +123,7 @@ final class PartitionState {
             ConsumerRecord<byte[], byte[]> record = offered.get(dueRetry.offset());
             dueRetry = null;
             if (record != null) {
+                metrics.redelivered();
                 return message(record);
             }
         }
@@ -153,6 +161,7 @@ final class PartitionState {
                         offer.retryNo(), offer.offset(), tp, record == null || record.value() == null ? ""
                                 : Base64.getEncoder().encodeToString(record.value()));
                 ack(offer.offset());
+                metrics.dropped();
                 continue;
             }
             dueRetry = offer;
@@ -192,6 +201,11 @@ final class PartitionState {
     }
 
     /** The current position to commit, changed or not (for the final commit on revoke or shutdown). */
+    /** The offset the next commit will carry; unlike {@link #position()} it does not mark it submitted. */
+    long committableOffset() {
+        return tracker.offset();
+    }
+
     OffsetAndMetadata position() {
         submittedOffset = tracker.offset();
         submittedMetadata = tracker.metadata();

@@ -22,10 +22,16 @@ final class TopicState {
     private int next;
     private Instant lastRequest;
     private boolean expired;
+    final ConsumerMetrics.Topic metrics;
 
     TopicState(String topic, Instant created) {
+        this(topic, created, ConsumerMetrics.Topic.NONE);
+    }
+
+    TopicState(String topic, Instant created, ConsumerMetrics.Topic metrics) {
         this.topic = topic;
         this.lastRequest = created;
+        this.metrics = metrics;
     }
 
     /**
@@ -109,6 +115,15 @@ final class TopicState {
 
     int waitingCount() {
         return waiting.size();
+    }
+
+    /** Messages offered from this topic's partitions and not acked yet. */
+    int unackedCount() {
+        int n = 0;
+        for (PartitionState p : partitions) {
+            n += p.offeredCount();
+        }
+        return n;
     }
 
     boolean hasWaiting() {

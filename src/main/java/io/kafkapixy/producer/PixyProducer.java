@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.kafkapixy.config.ProducerConfig;
 import io.kafkapixy.errors.ErrorKind;
@@ -33,33 +34,51 @@ public final class PixyProducer implements AutoCloseable {
     private final TopicPartitions topics;
     private final PartitionChooser chooser;
     private final ProducerConfig config;
+    private final ProducerMetrics metrics;
+    /** Async messages accepted and not yet answered by Kafka. */
+    private final LongAdder asyncPending = new LongAdder();
     private volatile boolean closing;
 
-    PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config) {
+    PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config,
+                 ProducerMetrics metrics) {
         this.kafka = kafka;
         this.topics = topics;
         this.chooser = PartitionChooser.of(config.partitioner());
         this.config = config;
+        this.metrics = metrics;
     }
 
     /** A producer over {@code kafka} that looks up unknown topics through {@code admin} (which it does not own). */
     public static PixyProducer create(Producer<byte[], byte[]> kafka, Admin admin, ProducerConfig config,
-                                      Duration adminTimeout) {
-        return new PixyProducer(kafka, new KafkaTopicPartitions(kafka, admin, adminTimeout), config);
+                                      Duration adminTimeout, ProducerMetrics metrics) {
+        PixyProducer p = new PixyProducer(kafka, new KafkaTopicPartitions(kafka, admin, adminTimeout), config,
+                metrics);
+        metrics.asyncPending(p.asyncPending::sum);
+        return p;
     }
 
     /** Produces and waits until Kafka has the message (as {@code producer.required_acks} says). */
     public ProduceResult produceSync(ProduceRequest rq) {
-        Future<RecordMetadata> sent = send(rq, null);
+        long start = System.nanoTime();
         try {
+            Future<RecordMetadata> sent = send(rq, null);
             RecordMetadata md = sent.get();
+            metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
             return new ProduceResult(md.partition(), md.offset());
         } catch (ExecutionException e) {
-            throw failure(rq.topic(), e.getCause());
+            throw counted(rq.topic(), failure(rq.topic(), e.getCause()));
+        } catch (PixyException e) {
+            throw counted(rq.topic(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new PixyException(ErrorKind.INTERNAL, "interrupted while producing", e);
+            throw counted(rq.topic(), new PixyException(ErrorKind.INTERNAL, "interrupted while producing", e));
         }
+    }
+
+    private PixyException counted(String topic, PixyException e) {
+        boolean noSuchTopic = e.kind() == ErrorKind.PRODUCE_UNKNOWN_TOPIC || e.kind() == ErrorKind.UNKNOWN_TOPIC;
+        metrics.failed(noSuchTopic ? "" : topic, e.kind());
+        return e;
     }
 
     /**
@@ -68,16 +87,27 @@ public final class PixyProducer implements AutoCloseable {
      * topic, buffer full for {@code net.dial_timeout}) fails here, so it is never answered as accepted.
      */
     public void produceAsync(ProduceRequest rq) {
-        Future<RecordMetadata> sent = send(rq, (md, error) -> {
-            if (error != null) {
-                LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
-                        error.getMessage());
-            }
-        });
+        long start = System.nanoTime();
+        Future<RecordMetadata> sent;
+        try {
+            sent = send(rq, (md, error) -> {
+                asyncPending.decrement();
+                if (error != null) {
+                    LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
+                            error.getMessage());
+                    metrics.failed(rq.topic(), failure(rq.topic(), error).kind());
+                } else {
+                    metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
+                }
+            });
+        } catch (PixyException e) {
+            throw counted(rq.topic(), e);
+        }
         if (sent.isDone()) {
             try {
                 sent.get();
             } catch (ExecutionException e) {
+                // already counted by the callback, which runs before the future completes
                 throw failure(rq.topic(), e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -97,7 +127,17 @@ public final class PixyProducer implements AutoCloseable {
             List<PartitionInfo> partitions = topics.of(rq.topic());
             int partition = chooser.choose(rq.topic(), rq.key(), partitions);
             var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
-            return kafka.send(record, callback);
+            if (callback == null) {
+                return kafka.send(record);
+            }
+            asyncPending.increment();
+            try {
+                return kafka.send(record, callback);
+            } catch (RuntimeException e) {
+                // thrown without calling back (e.g. producer closed)
+                asyncPending.decrement();
+                throw e;
+            }
         } catch (RuntimeException e) {
             throw failure(rq.topic(), e);
         }

@@ -58,7 +58,7 @@ public final class Proxy implements AutoCloseable {
      * Connects to the cluster. Fails, as the original does, when none of the seed brokers answers within
      * {@code net.dial_timeout}.
      */
-    static Proxy start(String name, ProxyConfig config) {
+    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics) {
         Map<String, Object> common = KafkaSettings.common(config);
         Admin admin = Admin.create(common);
         try {
@@ -66,7 +66,8 @@ public final class Proxy implements AutoCloseable {
             Map<String, Object> producerSettings = new HashMap<>(common);
             producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
             var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
-            PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config));
+            PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config),
+                    metrics.producer());
             // One for the admin API, one for the consumers' partition set-up, so neither waits for the other.
             RawOffsets rawOffsets = new RawOffsets(common);
             RawOffsets consumerOffsets = new RawOffsets(common);
@@ -78,11 +79,23 @@ public final class Proxy implements AutoCloseable {
                         Clock.systemUTC());
             }
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
-                    Clock.systemUTC());
+                    metrics.consumers(), Clock.systemUTC());
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
+        }
+    }
+
+    /** True when a broker of this cluster answers within {@code timeout}. */
+    public boolean brokersReachable(Duration timeout) {
+        try {
+            return !admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).isEmpty();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

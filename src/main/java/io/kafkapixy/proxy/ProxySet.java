@@ -1,9 +1,11 @@
 package io.kafkapixy.proxy;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
@@ -24,12 +26,15 @@ public final class ProxySet implements AutoCloseable {
         this.defaultProxy = proxies.get(defaultCluster);
     }
 
-    /** Starts a proxy per configured cluster, in file order; on failure the ones already started are closed. */
-    public static ProxySet start(PixyConfig config) {
+    /**
+     * Starts a proxy per configured cluster, in file order, each reporting to {@code metrics.apply(name)}; on failure
+     * the ones already started are closed.
+     */
+    public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
         try {
             for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
-                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue()));
+                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey())));
             }
         } catch (RuntimeException e) {
             proxies.values().forEach(Proxy::close);
@@ -54,11 +59,28 @@ public final class ProxySet implements AutoCloseable {
         return proxy;
     }
 
-    /** Stops every proxy, in reverse start order. */
+    /** The clusters in configuration order. */
+    public Collection<Proxy> all() {
+        return proxies.values();
+    }
+
+    /**
+     * Stops every proxy, all at once: each drains on its own clock ({@code consumer.shutdown_timeout},
+     * {@code producer.shutdown_timeout}), so clusters do not add up their drains.
+     */
     @Override
     public void close() {
-        List<Proxy> reversed = new ArrayList<>(proxies.values());
-        java.util.Collections.reverse(reversed);
-        reversed.forEach(Proxy::close);
+        List<Thread> stopping = new ArrayList<>();
+        for (Proxy p : proxies.values()) {
+            stopping.add(Thread.ofVirtual().name("stop-" + p.name()).start(p::close));
+        }
+        for (Thread t : stopping) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }

@@ -1,24 +1,40 @@
 package io.kafkapixy.server;
 
 import java.util.Optional;
+import java.util.Set;
 
+import io.grpc.health.v1.HealthProto;
+import io.helidon.openapi.OpenApiFeature;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
+import io.helidon.webserver.accesslog.AccessLogFeature;
 import io.helidon.webserver.grpc.GrpcConfig;
+import io.helidon.webserver.grpc.GrpcReflectionFeature;
 import io.helidon.webserver.grpc.GrpcRouting;
-import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.observe.ObserveFeature;
+import io.helidon.webserver.observe.health.HealthObserver;
+import io.helidon.webserver.observe.metrics.MetricsObserver;
 import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.ops.HealthChecks;
+import io.kafkapixy.ops.PixyMetrics;
+import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.server.grpc.GrpcApi;
+import io.kafkapixy.server.grpc.GrpcHealth;
+import io.kafkapixy.server.grpc.GrpcRequestMetrics;
 import io.kafkapixy.server.grpc.MaxMessageSize;
 import io.kafkapixy.server.http.RestApi;
+import io.kafkapixy.server.http.RestRequestMetrics;
 import mailgun.kafkapixy.KafkaPixyProto;
 
 /**
  * One Helidon WebServer (virtual threads) with the REST API on {@code tcp_addr} and the gRPC API on
- * {@code grpc_addr}, each its own socket; an empty address leaves that API out. Transports only; the
- * {@link ProxySet} is owned by the caller and must outlive the server.
+ * {@code grpc_addr}, each its own socket; an empty address leaves that API out. Next to the REST API: Prometheus
+ * {@code /metrics}, {@code /health/live} and {@code /health/ready}, and the OpenAPI document at {@code /openapi}.
+ * Next to the gRPC API: {@code grpc.health.v1.Health} and server reflection. Transports only; the {@link ProxySet}
+ * is owned by the caller and must outlive the server.
  */
 public final class PixyServer implements AutoCloseable {
 
@@ -26,6 +42,9 @@ public final class PixyServer implements AutoCloseable {
 
     /** Name of the gRPC socket when the REST API holds the default one. */
     static final String GRPC_SOCKET = "grpc";
+    private static final String DEFAULT_SOCKET = "@default";
+    /** Where access log lines go, for both APIs. */
+    public static final String ACCESS_LOGGER = "io.kafkapixy.access";
 
     private final WebServer server;
     private final boolean rest;
@@ -37,27 +56,48 @@ public final class PixyServer implements AutoCloseable {
         this.grpc = grpc;
     }
 
-    public static PixyServer start(PixyConfig config, ProxySet proxies) {
+    public static PixyServer start(PixyConfig config, ProxySet proxies, PixyMetrics metrics, Readiness readiness) {
         boolean rest = !config.tcpAddr().isEmpty();
         boolean grpc = !config.grpcAddr().isEmpty();
         if (!rest && !grpc) {
             throw new IllegalArgumentException("at least one API server should be configured");
         }
-        WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false);
+        WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false)
+                // every feature is added here, explicitly, and only to the socket it belongs to
+                .featuresDiscoverServices(false);
         GrpcRouting.Builder grpcRouting = GrpcRouting.builder()
+                .intercept(new GrpcRequestMetrics(metrics, config.accessLog()))
                 .intercept(new MaxMessageSize(GRPC_MAX_MESSAGE_BYTES))
-                .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies));
+                .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies))
+                .service(HealthProto.getDescriptor(), new GrpcHealth(readiness));
         // The original takes requests of at most 1 MiB (checked by MaxMessageSize, with its status code); the
         // transport reads up to twice that, so larger ones are cut off before they are buffered whole.
         GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * GRPC_MAX_MESSAGE_BYTES).build();
+        String grpcSocket = rest ? GRPC_SOCKET : DEFAULT_SOCKET;
         if (rest) {
             ListenAddress addr = ListenAddress.parse("tcp_addr", config.tcpAddr());
             HttpRouting.Builder routing = HttpRouting.builder();
+            routing.addFilter(new RestRequestMetrics(metrics));
             new RestApi(proxies).register(routing);
             builder.host(addr.host()).port(addr.port()).routing(routing)
                     // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
                     .addProtocol(Http1Config.builder().validatePrologue(false).build())
                     .maxPayloadSize(maxPayload(config));
+            builder.addFeature(ObserveFeature.builder()
+                    .endpoint("/")
+                    .sockets(java.util.List.of(DEFAULT_SOCKET))
+                    .observersDiscoverServices(false)
+                    .addObserver(MetricsObserver.builder().endpoint("metrics")
+                            .meterRegistry(metrics.registry()).build())
+                    .addObserver(HealthObserver.builder().endpoint("health").details(true)
+                            .useSystemServices(false)
+                            .addHealthChecks(HealthChecks.readiness(readiness)).build())
+                    .build());
+            builder.addFeature(OpenApiFeature.builder().webContext("/openapi").build());
+            if (config.accessLog()) {
+                builder.addFeature(AccessLogFeature.builder().loggerName(ACCESS_LOGGER)
+                        .sockets(Set.of(DEFAULT_SOCKET)).build());
+            }
             if (grpc) {
                 ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
                 builder.putSocket(GRPC_SOCKET, socket -> socket.host(g.host()).port(g.port())
@@ -66,6 +106,9 @@ public final class PixyServer implements AutoCloseable {
         } else {
             ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
             builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addRouting(grpcRouting);
+        }
+        if (grpc) {
+            builder.addFeature(GrpcReflectionFeature.builder().enabled(true).addSocket(grpcSocket).build());
         }
         return new PixyServer(builder.build().start(), rest, grpc);
     }

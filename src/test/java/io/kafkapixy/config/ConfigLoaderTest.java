@@ -233,7 +233,7 @@ class ConfigLoaderTest {
         ProxyConfig expected = d.withKafka(d.kafka().withSeedPeers(List.of("192.168.19.2:9092", "192.168.19.3:9092")))
                 .withConsumer(new ConsumerConfig(false, Duration.ofMinutes(5), 64, 1_048_576, Duration.ofMillis(250),
                         Duration.ofSeconds(5), 300, -1, Duration.ofMillis(500), Duration.ZERO, Duration.ofMillis(500),
-                        Duration.ofSeconds(15), ConsumerConfig.Membership.KAFKA));
+                        Duration.ofSeconds(15), Duration.ofSeconds(15), ConsumerConfig.Membership.KAFKA));
         assertEquals(new PixyConfig("0.0.0.0:19091", "0.0.0.0:19092", "", "bar", Map.of("bar", expected),
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT)), c);
     }
@@ -300,6 +300,7 @@ class ConfigLoaderTest {
                       rebalance_delay: 17ms
                       retry_backoff: 18ms
                       subscription_timeout: 19s
+                      shutdown_timeout: 20s
                       membership: zookeeper
                 """);
 
@@ -317,7 +318,7 @@ class ConfigLoaderTest {
                                         Duration.ofSeconds(9)),
                                 new ConsumerConfig(true, Duration.ofSeconds(10), 11, 12, Duration.ofMillis(13),
                                         Duration.ofSeconds(14), 15, 0, Duration.ofMillis(16), Duration.ofMillis(17),
-                                        Duration.ofMillis(18), Duration.ofSeconds(19),
+                                        Duration.ofMillis(18), Duration.ofSeconds(19), Duration.ofSeconds(20),
                                         ConsumerConfig.Membership.ZOOKEEPER))),
                 new ServerTlsConfig("/usr/local/etc/server.crt", "/usr/local/etc/server.key"),
                 List.of(new LoggingConfig("json", "debug", Map.of()),

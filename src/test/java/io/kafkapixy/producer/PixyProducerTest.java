@@ -38,7 +38,7 @@ class PixyProducerTest {
 
     @Test
     void aSyncProduceWritesKeyValueAndHeadersToTheHashedPartition() {
-        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         ProduceResult result = producer.produceSync(new ProduceRequest("t", MessageKey.of(bytes("bar")),
                 bytes("hello"), List.of(new RecordHeader("Foo", bytes("x")))));
 
@@ -52,7 +52,7 @@ class PixyProducerTest {
 
     @Test
     void theGrpcEmptyKeyIsHashedAsEmptyButWrittenAsNull() {
-        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         ProduceResult result = producer.produceSync(
                 new ProduceRequest("t", MessageKey.EMPTY_WRITTEN_AS_NULL, bytes("v"), List.of()));
 
@@ -62,7 +62,7 @@ class PixyProducerTest {
 
     @Test
     void anEmptyRestKeyIsWrittenAsAnEmptyKey() {
-        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         producer.produceSync(new ProduceRequest("t", MessageKey.of(new byte[0]), bytes("v"), List.of()));
 
         assertArrayEquals(new byte[0], mock.history().getFirst().key());
@@ -75,7 +75,7 @@ class PixyProducerTest {
                 ProducerConfig.DEFAULT.flushFrequency(), false, ProducerConfig.DEFAULT.retryBackoff(), 1,
                 ProducerConfig.RequiredAcks.WAIT_FOR_ALL, ProducerConfig.DEFAULT.shutdownTimeout(),
                 ProducerConfig.Partitioner.HASH, ProducerConfig.DEFAULT.timeout());
-        PixyProducer producer = new PixyProducer(mock, fourPartitions, small);
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, small, ProducerMetrics.NONE);
 
         PixyException sync = assertThrows(PixyException.class, () -> producer.produceSync(
                 new ProduceRequest("t", MessageKey.ABSENT, new byte[11], List.of())));
@@ -91,7 +91,7 @@ class PixyProducerTest {
 
     @Test
     void afterCloseEveryProduceIsRefusedAsShuttingDown() {
-        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         producer.close();
         ProduceRequest rq = new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of());
 
@@ -107,7 +107,7 @@ class PixyProducerTest {
     void aSyncProduceThatKafkaRejectsForAnUnknownTopicReportsTheOriginalsText() throws Exception {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         CompletableFuture<PixyException> failure = CompletableFuture.supplyAsync(() -> assertThrows(
                 PixyException.class, () -> producer.produceSync(
                         new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()))), Background.THREADS);
@@ -124,7 +124,7 @@ class PixyProducerTest {
     void anAsyncProduceReturnsOnceBufferedAndALaterDeliveryFailureDoesNotReachTheCaller() {
         MockProducer<byte[], byte[]> manual =
                 new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
-        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
 
         producer.produceAsync(new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()));
 
@@ -137,7 +137,7 @@ class PixyProducerTest {
         MockProducer<byte[], byte[]> failing =
                 new MockProducer<>(CLUSTER, true, null, new ByteArraySerializer(), new ByteArraySerializer());
         failing.sendException = new org.apache.kafka.common.errors.TimeoutException("buffer full");
-        PixyProducer producer = new PixyProducer(failing, fourPartitions, ProducerConfig.DEFAULT);
+        PixyProducer producer = new PixyProducer(failing, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
 
         PixyException e = assertThrows(PixyException.class, () -> producer.produceAsync(
                 new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of())));

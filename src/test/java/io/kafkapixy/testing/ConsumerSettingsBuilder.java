@@ -15,6 +15,7 @@ public final class ConsumerSettingsBuilder {
     private int maxRetries = -1;
     private Duration offsetsCommitInterval = Duration.ofMillis(200);
     private Duration subscriptionTimeout = Duration.ofSeconds(15);
+    private Duration shutdownTimeout = ConsumerConfig.DEFAULT.shutdownTimeout();
     private Duration retryBackoff = Duration.ofMillis(500);
     private ConsumerConfig.Membership membership = ConsumerConfig.Membership.KAFKA;
 
@@ -52,6 +53,11 @@ public final class ConsumerSettingsBuilder {
         return this;
     }
 
+    public ConsumerSettingsBuilder shutdownTimeout(Duration d) {
+        this.shutdownTimeout = d;
+        return this;
+    }
+
     public ConsumerSettingsBuilder subscriptionTimeout(Duration d) {
         this.subscriptionTimeout = d;
         return this;
@@ -67,6 +73,6 @@ public final class ConsumerSettingsBuilder {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
         return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
                 longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
-                retryBackoff, subscriptionTimeout, membership);
+                retryBackoff, subscriptionTimeout, shutdownTimeout, membership);
     }
 }

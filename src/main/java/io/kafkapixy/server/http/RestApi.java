@@ -2,14 +2,18 @@ package io.kafkapixy.server.http;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
 import io.helidon.http.Status;
+import io.helidon.common.Weighted;
 import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.HttpFeature;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -30,9 +34,15 @@ public final class RestApi {
     private static final byte[] NOT_FOUND_BODY = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
 
     private final ProxySet proxies;
+    private final List<RestRoute> routes = new ArrayList<>();
 
     public RestApi(ProxySet proxies) {
         this.proxies = proxies;
+    }
+
+    /** Every method and path template {@link #register} added, in order (the 405/404 fallbacks excepted). */
+    public List<RestRoute> routes() {
+        return List.copyOf(routes);
     }
 
     /** Adds every route of the REST API to {@code routing}. */
@@ -51,36 +61,56 @@ public final class RestApi {
         clusterResource(routing, paths, Method.GET, "/topics", admin::listTopics);
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
-        for (String path : paths) {
-            routing.route(method -> true, io.helidon.http.PathMatchers.create(path), (req, res) -> {
-                res.status(Status.METHOD_NOT_ALLOWED_405).send();
+        routes.add(new RestRoute(Method.GET, "/_ping"));
+        routing.addFeature(new Fallbacks(paths));
+    }
+
+    /**
+     * 405 for an API path with another method, Go's 404 for anything else. A feature weighing less than Helidon's
+     * observe (80) and OpenAPI (90) features, so it comes after their routes as well as after the API's.
+     */
+    private record Fallbacks(Set<String> paths) implements HttpFeature, Weighted {
+
+        @Override
+        public void setup(HttpRouting.Builder routing) {
+            for (String path : paths) {
+                routing.route(method -> true, io.helidon.http.PathMatchers.create(path), (req, res) -> {
+                    res.status(Status.METHOD_NOT_ALLOWED_405).send();
+                });
+            }
+            routing.route(method -> true, io.helidon.http.PathMatchers.any(), (req, res) -> {
+                res.status(Status.NOT_FOUND_404);
+                res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
+                res.send(NOT_FOUND_BODY);
             });
         }
-        routing.route(method -> true, io.helidon.http.PathMatchers.any(), (req, res) -> {
-            res.status(Status.NOT_FOUND_404);
-            res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
-            res.send(NOT_FOUND_BODY);
-        });
+
+        @Override
+        public double weight() {
+            return 1;
+        }
     }
 
     /** Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}. */
     private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
                           TopicHandler handler) {
         Handler h = (req, res) -> call(handler, req, res);
-        routing.route(method, path, h);
-        routing.route(method, "/clusters/{cluster}" + path, h);
-        paths.add(path);
-        paths.add("/clusters/{cluster}" + path);
+        add(routing, paths, method, path, h);
     }
 
     /** Registers a resource without a topic, under both the default cluster and {@code /clusters/{cluster}}. */
     private void clusterResource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
                                  ClusterHandler handler) {
         Handler h = (req, res) -> call((proxy, topic, rq, rs) -> handler.handle(proxy, rq, rs), req, res);
-        routing.route(method, path, h);
-        routing.route(method, "/clusters/{cluster}" + path, h);
-        paths.add(path);
-        paths.add("/clusters/{cluster}" + path);
+        add(routing, paths, method, path, h);
+    }
+
+    private void add(HttpRouting.Builder routing, Set<String> paths, Method method, String path, Handler h) {
+        for (String p : List.of(path, "/clusters/{cluster}" + path)) {
+            routing.route(method, p, h);
+            paths.add(p);
+            routes.add(new RestRoute(method, p));
+        }
     }
 
     private void call(TopicHandler handler, ServerRequest req, ServerResponse res) {

@@ -1,0 +1,80 @@
+package io.kafkapixy.consumer;
+
+/**
+ * What the consumers of one cluster report. Implementations are thread-safe and cheap: they are called from request
+ * threads and from the groups' owning threads, under the group's lock.
+ */
+public interface ConsumerMetrics {
+
+    /** Reports nothing. */
+    ConsumerMetrics NONE = new ConsumerMetrics() {
+        @Override
+        public Topic topic(String group, String topic) {
+            return Topic.NONE;
+        }
+
+        @Override
+        public void rebalanced(String group) {
+        }
+    };
+
+    /** How a consume request ended. */
+    enum Outcome {
+        MESSAGE, LONG_POLL_TIMEOUT, TOO_MANY_REQUESTS, ERROR
+    }
+
+    /** The meters of one group's topic on this instance; the same object until {@link Topic#remove()}. */
+    Topic topic(String group, String topic);
+
+    /** This instance's partitions of {@code group} changed (assigned, revoked or lost). */
+    void rebalanced(String group);
+
+    /** The meters of one group-topic. */
+    interface Topic {
+
+        Topic NONE = new Topic() {
+            @Override
+            public void request(Outcome outcome) {
+            }
+
+            @Override
+            public void acked() {
+            }
+
+            @Override
+            public void redelivered() {
+            }
+
+            @Override
+            public void dropped() {
+            }
+
+            @Override
+            public void state(int parked, int unacked, long lag) {
+            }
+
+            @Override
+            public void remove() {
+            }
+        };
+
+        void request(Outcome outcome);
+
+        void acked();
+
+        /** An offer whose ack did not come in time was given to a request again. */
+        void redelivered();
+
+        /** An offer retried more than {@code max_retries} times was dropped as if acked. */
+        void dropped();
+
+        /**
+         * A snapshot from the owning thread: requests parked, messages offered and not acked, and how far the
+         * committed offsets are behind the partitions' ends (summed over the partitions held here).
+         */
+        void state(int parked, int unacked, long lag);
+
+        /** The topic is gone from this instance's group member: its meters go too, so labels stay bounded. */
+        void remove();
+    }
+}

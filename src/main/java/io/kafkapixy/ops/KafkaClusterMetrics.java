@@ -1,0 +1,169 @@
+package io.kafkapixy.ops;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.Gauge;
+import io.helidon.metrics.api.Meter;
+import io.helidon.metrics.api.Tag;
+import io.helidon.metrics.api.Timer;
+import io.kafkapixy.consumer.ConsumerMetrics;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.producer.ProducerMetrics;
+import io.kafkapixy.proxy.ClusterMetrics;
+
+/** One cluster's meters: {@code cluster} label on all, {@code topic} and {@code group} where they apply. */
+final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, ConsumerMetrics {
+
+    private final PixyMetrics metrics;
+    private final String cluster;
+    private final Map<String, ProducedTopic> produced = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> produceErrors = new ConcurrentHashMap<>();
+    private final Map<List<String>, GroupTopic> groupTopics = new ConcurrentHashMap<>();
+    private final Map<String, Counter> rebalances = new ConcurrentHashMap<>();
+
+    KafkaClusterMetrics(PixyMetrics metrics, String cluster) {
+        this.metrics = metrics;
+        this.cluster = cluster;
+    }
+
+    @Override
+    public ProducerMetrics producer() {
+        return this;
+    }
+
+    @Override
+    public ConsumerMetrics consumers() {
+        return this;
+    }
+
+    @Override
+    public void produced(String topic, int bytes, long nanos) {
+        ProducedTopic t = produced.computeIfAbsent(topic, ProducedTopic::new);
+        t.messages.increment();
+        t.bytes.increment(bytes);
+        t.latency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void failed(String topic, ErrorKind kind) {
+        produceErrors.computeIfAbsent(List.of(topic, kind.name()), k -> metrics.counter("kafkapixy.produce.errors",
+                "Produce requests that failed, by error kind", clusterTag(), Tag.create("topic", topic),
+                Tag.create("kind", kind.name().toLowerCase()))).increment();
+    }
+
+    @Override
+    public void asyncPending(LongSupplier pending) {
+        metrics.gauge("kafkapixy.produce.async.pending",
+                "Async messages accepted and not yet acknowledged by Kafka", pending::getAsLong, clusterTag());
+    }
+
+    @Override
+    public Topic topic(String group, String topic) {
+        return groupTopics.computeIfAbsent(List.of(group, topic), k -> new GroupTopic(group, topic));
+    }
+
+    @Override
+    public void rebalanced(String group) {
+        rebalances.computeIfAbsent(group, g -> metrics.counter("kafkapixy.consume.rebalances",
+                "Changes of this instance's partitions of a group", clusterTag(), Tag.create("group", g)))
+                .increment();
+    }
+
+    private Tag clusterTag() {
+        return Tag.create("cluster", cluster);
+    }
+
+    private final class ProducedTopic {
+        final Counter messages;
+        final Counter bytes;
+        final Timer latency;
+
+        ProducedTopic(String topic) {
+            Tag t = Tag.create("topic", topic);
+            messages = metrics.counter("kafkapixy.produce.messages", "Messages produced to Kafka", clusterTag(), t);
+            bytes = metrics.counter("kafkapixy.produce.bytes", "Bytes of messages produced (key, value, headers)",
+                    clusterTag(), t);
+            latency = metrics.timer("kafkapixy.produce.latency",
+                    "Time from handing a message to the producer until Kafka acknowledged it", clusterTag(), t);
+        }
+    }
+
+    /** A group-topic's meters; its gauges read the last snapshot from the group's owning thread. */
+    private final class GroupTopic implements Topic {
+        private final List<String> key;
+        private final Tag[] tags;
+        private final Map<Outcome, Counter> requests = new ConcurrentHashMap<>();
+        private final Counter acks;
+        private final Counter redeliveries;
+        private final Counter dropped;
+        private final Gauge<Integer> parkedGauge;
+        private final Gauge<Integer> unackedGauge;
+        private final Gauge<Long> lagGauge;
+        private volatile int parked;
+        private volatile int unacked;
+        private volatile long lag;
+
+        GroupTopic(String group, String topic) {
+            key = List.of(group, topic);
+            tags = new Tag[] {clusterTag(), Tag.create("group", group), Tag.create("topic", topic)};
+            acks = metrics.counter("kafkapixy.consume.acks", "Acks that acknowledged an offered message", tags);
+            redeliveries = metrics.counter("kafkapixy.consume.redeliveries",
+                    "Messages offered again because their ack did not come within ack_timeout", tags);
+            dropped = metrics.counter("kafkapixy.consume.dropped",
+                    "Messages given up after max_retries redeliveries", tags);
+            parkedGauge = metrics.gauge("kafkapixy.consume.parked", "Consume requests waiting for a message",
+                    () -> parked, tags);
+            unackedGauge = metrics.gauge("kafkapixy.consume.unacked", "Messages offered and not acked yet",
+                    () -> unacked, tags);
+            lagGauge = metrics.gauge("kafkapixy.consume.lag",
+                    "Messages between the committed offsets and the ends of the partitions held here", () -> lag,
+                    tags);
+        }
+
+        @Override
+        public void request(Outcome outcome) {
+            requests.computeIfAbsent(outcome, o -> {
+                Tag[] withOutcome = java.util.Arrays.copyOf(tags, tags.length + 1);
+                withOutcome[tags.length] = Tag.create("outcome", o.name().toLowerCase());
+                return metrics.counter("kafkapixy.consume.requests", "Consume requests by outcome", withOutcome);
+            }).increment();
+        }
+
+        @Override
+        public void acked() {
+            acks.increment();
+        }
+
+        @Override
+        public void redelivered() {
+            redeliveries.increment();
+        }
+
+        @Override
+        public void dropped() {
+            dropped.increment();
+        }
+
+        @Override
+        public void state(int parked, int unacked, long lag) {
+            this.parked = parked;
+            this.unacked = unacked;
+            this.lag = lag;
+        }
+
+        @Override
+        public void remove() {
+            if (!groupTopics.remove(key, this)) {
+                return;
+            }
+            List<Meter> meters = new java.util.ArrayList<>(requests.values());
+            meters.addAll(List.of(acks, redeliveries, dropped, parkedGauge, unackedGauge, lagGauge));
+            meters.forEach(metrics::remove);
+        }
+    }
+}

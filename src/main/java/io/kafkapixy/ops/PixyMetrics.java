@@ -1,0 +1,101 @@
+package io.kafkapixy.ops;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.Gauge;
+import io.helidon.metrics.api.Meter;
+import io.helidon.metrics.api.MeterRegistry;
+import io.helidon.metrics.api.MetricsConfig;
+import io.helidon.metrics.api.MetricsFactory;
+import io.helidon.metrics.api.Tag;
+import io.helidon.metrics.api.Timer;
+import io.kafkapixy.proxy.ClusterMetrics;
+
+/**
+ * The meters of one running Kafka-Pixy, in Helidon's process-wide registry (where the JVM and virtual-thread meters
+ * are too), served as Prometheus text at {@code /metrics}. Names follow Prometheus conventions once exported
+ * ({@code kafkapixy_produce_messages_total}); labels are bounded: clusters are configured, topics and groups are
+ * only those live on this instance (their meters go when they do), API methods and statuses are fixed sets.
+ *
+ * <p>Thread-safe. Meters are looked up once per label set and cached, so the hot paths only increment.
+ * {@link #close()} removes every meter this instance created.
+ */
+public final class PixyMetrics implements AutoCloseable {
+
+    static final String SCOPE = "application";
+    static final Duration[] LATENCY_BUCKETS = {
+        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10),
+        Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(250),
+        Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+        Duration.ofSeconds(10), Duration.ofSeconds(30)};
+
+    private final MeterRegistry registry;
+    private final Map<Meter.Id, Meter> created = new ConcurrentHashMap<>();
+    private final Map<List<String>, Counter> apiRequests = new ConcurrentHashMap<>();
+
+    private PixyMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Over the process-wide registry, with Helidon's virtual-thread meters on (they are off by default). */
+    public static PixyMetrics create() {
+        return new PixyMetrics(MetricsFactory.getInstance().globalRegistry(
+                MetricsConfig.builder().virtualThreadsEnabled(true).build()));
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The meters of cluster {@code name}'s producer and consumers. */
+    public ClusterMetrics cluster(String name) {
+        return new KafkaClusterMetrics(this, name);
+    }
+
+    /**
+     * Counts a finished API request. {@code method} is a route ({@code POST /topics/{topic}/messages}) or a gRPC
+     * method name, {@code status} the HTTP status code or the gRPC status name.
+     */
+    public void apiRequest(String api, String method, String status) {
+        apiRequests.computeIfAbsent(List.of(api, method, status), k -> counter("kafkapixy.api.requests",
+                "API requests by method and status", Tag.create("api", api), Tag.create("method", method),
+                Tag.create("status", status))).increment();
+    }
+
+    Counter counter(String name, String description, Tag... tags) {
+        return track(registry.getOrCreate(Counter.builder(name).description(description).scope(SCOPE)
+                .tags(List.of(tags))));
+    }
+
+    Timer timer(String name, String description, Tag... tags) {
+        return track(registry.getOrCreate(Timer.builder(name).description(description).scope(SCOPE)
+                .baseUnit(Meter.BaseUnits.SECONDS).buckets(LATENCY_BUCKETS).percentiles(new double[0]).tags(List.of(tags))));
+    }
+
+    <N extends Number> Gauge<N> gauge(String name, String description, Supplier<N> value, Tag... tags) {
+        return track(registry.getOrCreate(Gauge.builder(name, value).description(description).scope(SCOPE)
+                .tags(List.of(tags))));
+    }
+
+    void remove(Meter meter) {
+        created.remove(meter.id());
+        registry.remove(meter);
+    }
+
+    private <M extends Meter> M track(M meter) {
+        created.put(meter.id(), meter);
+        return meter;
+    }
+
+    @Override
+    public void close() {
+        created.values().forEach(registry::remove);
+        created.clear();
+        apiRequests.clear();
+    }
+}
