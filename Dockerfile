@@ -1,0 +1,39 @@
+# Kafka-Pixy container image: docker build -t kafka-pixy .
+# Runs as a non-root user with the config at /etc/kafka-pixy.yaml; REST on 19092, gRPC on 19091.
+
+# ---- build: Maven 3.9 on Temurin JDK 25 (the code targets release 21) ----
+FROM maven:3.9-eclipse-temurin-25 AS build
+WORKDIR /build
+# Dependencies first, in their own layer (the local repository is in the layers, not in a volume): it is reused
+# until pom.xml changes.
+COPY pom.xml .
+RUN mvn -B -ntp -Dmaven.repo.local=/build/.m2 dependency:go-offline
+COPY src ./src
+# target/kafka-pixy.jar, whose manifest Class-Path points at target/libs/
+RUN mvn -B -ntp -Dmaven.repo.local=/build/.m2 -DskipTests package
+
+# ---- runtime: Temurin JRE 25 ----
+FROM eclipse-temurin:25-jre
+RUN groupadd --system --gid 10001 pixy \
+ && useradd --system --uid 10001 --gid pixy --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin pixy
+WORKDIR /opt/kafka-pixy
+COPY --from=build /build/target/libs/ ./libs/
+COPY --from=build /build/target/kafka-pixy.jar ./kafka-pixy.jar
+COPY docker/kafka-pixy.yaml /etc/kafka-pixy.yaml
+# A numeric user, so Kubernetes' runAsNonRoot can verify it.
+USER 10001:10001
+EXPOSE 19091 19092
+# SIGTERM drains: consumers commit acked offsets, producers get producer.shutdown_timeout (30s) to deliver
+# what they accepted. Give the container longer than that to stop: docker stop -t 60.
+STOPSIGNAL SIGTERM
+# Heap sized from the container's memory limit; an OutOfMemoryError ends the process so that it is restarted.
+# The last two flags silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe.
+# More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override the file,
+# e.g. docker run kafka-pixy -kafkaPeers broker:9092.
+ENTRYPOINT ["java", \
+            "-XX:MaxRAMPercentage=75.0", \
+            "-XX:+ExitOnOutOfMemoryError", \
+            "--enable-native-access=ALL-UNNAMED", \
+            "--sun-misc-unsafe-memory-access=allow", \
+            "-jar", "/opt/kafka-pixy/kafka-pixy.jar", \
+            "-config", "/etc/kafka-pixy.yaml"]
