@@ -15,7 +15,7 @@ public final class ConsumerSettingsBuilder {
     private int maxRetries = -1;
     private Duration offsetsCommitInterval = Duration.ofMillis(200);
     private Duration subscriptionTimeout = Duration.ofSeconds(15);
-    private Duration shutdownTimeout = ConsumerConfig.DEFAULT.shutdownTimeout();
+    private Duration shutdownTimeout = Duration.ofSeconds(1);
     private Duration retryBackoff = Duration.ofMillis(500);
     private ConsumerConfig.Membership membership = ConsumerConfig.Membership.KAFKA;
 
