@@ -13,9 +13,11 @@ import io.helidon.logging.common.LogConfig;
 import io.kafkapixy.config.ClientIds;
 import io.kafkapixy.config.CommandLine;
 import io.kafkapixy.config.ConfigException;
+import io.kafkapixy.config.ConfigSummary;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.embedded.EmbeddedKafka;
+import io.kafkapixy.logging.LogSetup;
 
 /**
  * What {@link Main} runs: the command line: the original's flags and config file (reference §3.5), plus
@@ -46,6 +48,7 @@ final class Launcher {
             System.exit(1);
             return;
         }
+        LogSetup.apply(config.logging());
         EmbeddedKafka kafka = null;
         if (cli.embeddedKafka()) {
             if (cli.configFile().isPresent() || !cli.kafkaPeers().isEmpty()) {
@@ -66,7 +69,7 @@ final class Launcher {
             config = withDefaultClusterAt(config, kafka.bootstrapServers());
             LOG.log(Level.INFO, "Embedded Kafka broker started: {0}", kafka.bootstrapServers());
         }
-        LOG.log(Level.INFO, "Starting with config: {0}", config);
+        LOG.log(Level.INFO, "Effective config:\n" + ConfigSummary.render(config));
         Application app;
         try {
             app = Application.start(config);

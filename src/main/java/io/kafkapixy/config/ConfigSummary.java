@@ -1,0 +1,208 @@
+package io.kafkapixy.config;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import org.yaml.snakeyaml.nodes.NodeId;
+import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.resolver.Resolver;
+
+/**
+ * The effective configuration as YAML for the startup log: the original's key names and order (those of
+ * {@link ConfigLoader}; the free-form {@code params} sorted), durations in Go syntax, every secret masked.
+ *
+ * <p>Secrets are recognised by the name of their key, not field by field, so that a secret added later is masked
+ * even if whoever adds it never reads this class: a key is secret when it contains {@code password},
+ * {@code passwd}, {@code secret}, {@code token}, {@code credential} or {@code jaas}, or ends with {@code key}
+ * ({@code api_key}, {@code private_key}), ignoring case. A non-empty secret prints as {@code "******"}; an empty
+ * one as {@code ""}, which tells an operator it is unset and nothing else. Keys naming files ({@code key_path},
+ * {@code client_key_file}) are not secret: the path is shown and the file is never read. The same rule covers the
+ * free-form {@code params} of {@code logging} entries.
+ *
+ * <p>The output is valid YAML that {@link ConfigLoader} reads back to the same configuration, secrets aside.
+ * A field added to a config record must be added here too; {@code ConfigSummaryTest} fails until it is. Stateless.
+ */
+public final class ConfigSummary {
+
+    static final String MASK = "******";
+
+    private static final Pattern SECRET_KEY =
+            Pattern.compile("(?i).*(password|passwd|secret|token|credential|jaas).*|.*key");
+
+    /** Characters that need no quotes in YAML; such a text is still quoted when YAML would read it as a number etc. */
+    private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./@+][A-Za-z0-9_./:@+-]*");
+
+    private static final Resolver YAML_TYPES = new Resolver();
+
+    private static final String INDENT = "  ";
+
+    private ConfigSummary() {
+    }
+
+    /** The config as YAML, one key per line, no trailing newline. */
+    public static String render(PixyConfig config) {
+        StringBuilder out = new StringBuilder();
+        writeMap(out, tree(config), 0);
+        return out.toString().stripTrailing();
+    }
+
+    static boolean isSecret(String key) {
+        return SECRET_KEY.matcher(key).matches();
+    }
+
+    private static Map<String, Object> tree(PixyConfig c) {
+        Map<String, Object> root = new LinkedHashMap<>();
+        root.put("grpc_addr", c.grpcAddr());
+        root.put("tcp_addr", c.tcpAddr());
+        root.put("unix_addr", c.unixAddr());
+        root.put("default_cluster", c.defaultCluster());
+        Map<String, Object> proxies = new LinkedHashMap<>();
+        c.proxies().forEach((name, p) -> proxies.put(name, proxy(p)));
+        root.put("proxies", proxies);
+        root.put("tls", map("certificate_path", c.tls().certificatePath(), "key_path", c.tls().keyPath()));
+        root.put("logging", c.logging().stream()
+                .map(l -> map("name", l.name(), "severity", l.severity(), "params", new TreeMap<>(l.params())))
+                .toList());
+        root.put("access_log", c.accessLog());
+        return root;
+    }
+
+    private static Map<String, Object> proxy(ProxyConfig p) {
+        KafkaConfig k = p.kafka();
+        NetConfig n = p.net();
+        SaslConfig s = n.sasl();
+        ZooKeeperConfig z = p.zooKeeper();
+        ProducerConfig pr = p.producer();
+        ConsumerConfig co = p.consumer();
+        return map(
+                "client_id", p.clientId(),
+                "kafka", map(
+                        "seed_peers", k.seedPeers(),
+                        "version", k.version(),
+                        "tls", k.tls(),
+                        "ca_certificate_file", k.caCertificateFile(),
+                        "client_certificate_file", k.clientCertificateFile(),
+                        "client_key_file", k.clientKeyFile(),
+                        "insecure", k.insecure()),
+                "net", map(
+                        "dial_timeout", n.dialTimeout(),
+                        "read_timeout", n.readTimeout(),
+                        "write_timeout", n.writeTimeout(),
+                        "sasl", map(
+                                "enable", s.enable(),
+                                "handshake", s.handshake(),
+                                "user", s.user(),
+                                "password", s.password())),
+                "zoo_keeper", map(
+                        "seed_peers", z.seedPeers(),
+                        "chroot", z.chroot(),
+                        "session_timeout", z.sessionTimeout()),
+                "producer", map(
+                        "channel_buffer_size", pr.channelBufferSize(),
+                        "max_message_bytes", pr.maxMessageBytes(),
+                        "compression", pr.compression(),
+                        "flush_bytes", pr.flushBytes(),
+                        "flush_frequency", pr.flushFrequency(),
+                        "retry_backoff", pr.retryBackoff(),
+                        "retry_max", pr.retryMax(),
+                        "required_acks", pr.requiredAcks(),
+                        "shutdown_timeout", pr.shutdownTimeout(),
+                        "partitioner", pr.partitioner(),
+                        "timeout", pr.timeout()),
+                "consumer", map(
+                        "disabled", co.disabled(),
+                        "ack_timeout", co.ackTimeout(),
+                        "channel_buffer_size", co.channelBufferSize(),
+                        "fetch_max_bytes", co.fetchMaxBytes(),
+                        "fetch_max_wait", co.fetchMaxWait(),
+                        "long_polling_timeout", co.longPollingTimeout(),
+                        "max_pending_messages", co.maxPendingMessages(),
+                        "max_retries", co.maxRetries(),
+                        "offsets_commit_interval", co.offsetsCommitInterval(),
+                        "rebalance_delay", co.rebalanceDelay(),
+                        "retry_backoff", co.retryBackoff(),
+                        "subscription_timeout", co.subscriptionTimeout(),
+                        "shutdown_timeout", co.shutdownTimeout(),
+                        "membership", co.membership()));
+    }
+
+    /** An ordered map from alternating keys and values. */
+    private static Map<String, Object> map(Object... keysAndValues) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            m.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return m;
+    }
+
+    private static void writeMap(StringBuilder out, Map<?, ?> map, int depth) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String key = String.valueOf(e.getKey());
+            out.append(INDENT.repeat(depth)).append(scalar(key)).append(':');
+            writeValue(out, key, e.getValue(), depth);
+        }
+    }
+
+    /** Writes what follows {@code key:}, including the line break(s). */
+    private static void writeValue(StringBuilder out, String key, Object value, int depth) {
+        if (isSecret(key)) {
+            out.append(' ').append(isEmpty(value) ? "\"\"" : "\"" + MASK + "\"").append('\n');
+        } else if (value instanceof Map<?, ?> m && !m.isEmpty()) {
+            out.append('\n');
+            writeMap(out, m, depth + 1);
+        } else if (value instanceof List<?> list && !list.isEmpty() && list.getFirst() instanceof Map) {
+            out.append('\n');
+            for (Object item : list) {
+                writeListItem(out, (Map<?, ?>) item, depth + 1);
+            }
+        } else {
+            out.append(' ').append(inline(value)).append('\n');
+        }
+    }
+
+    /** {@code - a: 1} then the other keys aligned under {@code a}. */
+    private static void writeListItem(StringBuilder out, Map<?, ?> item, int depth) {
+        if (item.isEmpty()) {
+            out.append(INDENT.repeat(depth)).append("- {}\n");
+            return;
+        }
+        StringBuilder body = new StringBuilder();
+        writeMap(body, item, depth + 1);
+        String text = body.toString();
+        String firstIndent = INDENT.repeat(depth + 1);
+        out.append(INDENT.repeat(depth)).append("- ").append(text.substring(firstIndent.length()));
+    }
+
+    private static String inline(Object value) {
+        return switch (value) {
+            case Map<?, ?> m -> "{}"; // only an empty one gets here: writeValue writes the others as blocks
+            case List<?> list -> list.stream().map(ConfigSummary::inline).collect(Collectors.joining(", ", "[", "]"));
+            case Duration d -> Durations.format(d);
+            case Enum<?> e -> e.name().toLowerCase(Locale.ROOT);
+            case Boolean b -> b.toString();
+            case Number n -> n.toString();
+            default -> scalar(String.valueOf(value));
+        };
+    }
+
+    private static String scalar(String s) {
+        boolean plain = PLAIN.matcher(s).matches() && YAML_TYPES.resolve(NodeId.scalar, s, true).equals(Tag.STR);
+        return plain ? s : ConfigLoader.goQuote(s);
+    }
+
+    private static boolean isEmpty(Object value) {
+        return switch (value) {
+            case null -> true;
+            case String s -> s.isEmpty();
+            case Map<?, ?> m -> m.isEmpty();
+            case List<?> l -> l.isEmpty();
+            default -> false;
+        };
+    }
+}
