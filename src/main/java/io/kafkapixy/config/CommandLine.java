@@ -53,6 +53,7 @@ public final class CommandLine {
         // Not in the original: the quick start's broker inside this JVM.
         define("embeddedKafka", Kind.BOOL,
                 "start a single-node Kafka broker in this process and point the default cluster at it");
+        define("accessLog", Kind.BOOL, "log one line per REST and gRPC request (access_log)");
         define("embeddedKafkaDir", Kind.STRING,
                 "data directory of the embedded broker, kept across restarts (default: a temporary directory)");
     }
@@ -64,13 +65,15 @@ public final class CommandLine {
     private final Map<String, String> strings;
     private final boolean kafkaTls;
     private final boolean insecureTls;
+    private final boolean accessLog;
     private final boolean embeddedKafka;
     private final boolean helpRequested;
     private final List<String> arguments;
     private final Optional<List<LoggingConfig>> logging;
 
-    private CommandLine(Map<String, String> strings, boolean kafkaTls, boolean insecureTls, boolean embeddedKafka,
-                        boolean helpRequested, List<String> arguments) {
+    private CommandLine(Map<String, String> strings, boolean kafkaTls, boolean insecureTls, boolean accessLog,
+                        boolean embeddedKafka, boolean helpRequested, List<String> arguments) {
+        this.accessLog = accessLog;
         this.strings = Map.copyOf(strings);
         this.kafkaTls = kafkaTls;
         this.insecureTls = insecureTls;
@@ -90,6 +93,7 @@ public final class CommandLine {
         Map<String, String> strings = new LinkedHashMap<>();
         boolean kafkaTls = false;
         boolean insecureTls = false;
+        boolean accessLog = false;
         boolean embeddedKafka = false;
         boolean help = false;
         int i = 0;
@@ -127,6 +131,7 @@ public final class CommandLine {
                 switch (name) {
                     case "tls" -> kafkaTls = on;
                     case "insecureTLS" -> insecureTls = on;
+                    case "accessLog" -> accessLog = on;
                     default -> embeddedKafka = on;
                 }
                 continue;
@@ -143,7 +148,7 @@ public final class CommandLine {
                 strings.put(name, value);
             }
         }
-        return new CommandLine(strings, kafkaTls, insecureTls, embeddedKafka, help,
+        return new CommandLine(strings, kafkaTls, insecureTls, accessLog, embeddedKafka, help,
                 Arrays.asList(args).subList(Math.min(i, args.length), args.length));
     }
 
@@ -248,9 +253,9 @@ public final class CommandLine {
     }
 
     /**
-     * The config with the given flags applied: addresses and logging at the top level; Kafka peers and TLS,
-     * ZooKeeper peers and chroot in the default cluster only. {@code -tls}/{@code -insecureTLS} can only turn the
-     * setting on. Does not validate.
+     * The config with the given flags applied: addresses, logging and {@code -accessLog} at the top level; Kafka peers
+     * and TLS, ZooKeeper peers and chroot in the default cluster only. {@code -tls}, {@code -insecureTLS} and
+     * {@code -accessLog} can only turn the setting on. Does not validate.
      */
     public PixyConfig applyTo(PixyConfig config) {
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>(config.proxies());
@@ -279,7 +284,8 @@ public final class CommandLine {
                 config.defaultCluster(),
                 proxies,
                 config.tls(),
-                logging().orElse(config.logging()));
+                logging().orElse(config.logging()),
+                config.accessLog() || accessLog);
     }
 
     /**

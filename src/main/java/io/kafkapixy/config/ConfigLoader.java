@@ -113,6 +113,7 @@ public final class ConfigLoader {
         if (logging.isEmpty()) {
             logging.add(LoggingConfig.DEFAULT);
         }
+        boolean accessLog = root.bool("access_log", false);
 
         if (!report.errors().isEmpty()) {
             throw new ConfigException("failed to parse config: " + String.join("; ", report.errors()));
@@ -120,7 +121,8 @@ public final class ConfigLoader {
         if (defaultCluster.isEmpty() && !proxies.isEmpty()) {
             defaultCluster = proxies.keySet().iterator().next();
         }
-        PixyConfig config = new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging);
+        PixyConfig config = new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging,
+                accessLog);
         Validation.validate(config, decodingProblems);
         for (String key : report.unknownKeys()) {
             LOG.log(System.Logger.Level.WARNING, "Ignoring unknown config key {0}", key);

@@ -67,6 +67,7 @@ final class Validation {
         check(out, positive(cons.offsetsCommitInterval()), "consumer.offsets_commit_interval must be > 0");
         check(out, positive(cons.subscriptionTimeout()), "consumer.subscription_timeout must be > 0");
         check(out, positive(cons.retryBackoff()), "consumer.retry_backoff must be > 0");
+        check(out, !cons.shutdownTimeout().isNegative(), "consumer.shutdown_timeout must be >= 0");
 
         // The original failed on these only when creating its Kafka client (sarama's Config.Validate).
         check(out, CLIENT_ID.matcher(p.clientId()).matches(),

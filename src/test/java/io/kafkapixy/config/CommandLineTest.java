@@ -122,6 +122,17 @@ class CommandLineTest {
         assertEquals("main", c.defaultCluster());
     }
 
+    @Test
+    void accessLogFlagTurnsTheAccessLogOnAndTheFileKeyToo() {
+        assertFalse(apply().accessLog());
+        assertTrue(apply("-accessLog").accessLog());
+        assertTrue(ConfigLoader.fromYaml("""
+                access_log: true
+                proxies:
+                  default: {}
+                """, "kp_test_1").accessLog());
+    }
+
     static Stream<Arguments> zookeeperPeers() {
         return Stream.of(
                 Arguments.of("z1:2181,z2:2181/kafka", List.of("z1:2181", "z2:2181"), "/kafka"),

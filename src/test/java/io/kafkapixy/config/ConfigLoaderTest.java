@@ -415,6 +415,7 @@ class ConfigLoaderTest {
                         "consumer.offsets_commit_interval must be > 0"),
                 Arguments.of("consumer", "subscription_timeout", "-1s", "consumer.subscription_timeout must be > 0"),
                 Arguments.of("consumer", "retry_backoff", "0s", "consumer.retry_backoff must be > 0"),
+                Arguments.of("consumer", "shutdown_timeout", "-1s", "consumer.shutdown_timeout must be >= 0"),
                 Arguments.of("consumer", "membership", "kafka2",
                         "consumer.membership must be kafka or zookeeper, got \"kafka2\""),
                 Arguments.of("consumer", "membership", "Kafka",
