@@ -40,8 +40,11 @@ public final class PixyServer implements AutoCloseable {
 
     static final int GRPC_MAX_MESSAGE_BYTES = 1 << 20;
 
-    /** Name of the gRPC socket when the REST API holds the default one. */
-    static final String GRPC_SOCKET = "grpc";
+    /**
+     * Name of the REST socket when the gRPC API holds the default one. gRPC takes the default socket whenever it is
+     * on, because Helidon's reflection finds the services of a default socket only.
+     */
+    static final String REST_SOCKET = "rest";
     private static final String DEFAULT_SOCKET = "@default";
     /** Where access log lines go, for both APIs. */
     public static final String ACCESS_LOGGER = "io.kafkapixy.access";
@@ -73,19 +76,29 @@ public final class PixyServer implements AutoCloseable {
         // The original takes requests of at most 1 MiB (checked by MaxMessageSize, with its status code); the
         // transport reads up to twice that, so larger ones are cut off before they are buffered whole.
         GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * GRPC_MAX_MESSAGE_BYTES).build();
-        String grpcSocket = rest ? GRPC_SOCKET : DEFAULT_SOCKET;
+        if (grpc) {
+            ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
+            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addRouting(grpcRouting);
+            builder.addFeature(GrpcReflectionFeature.builder().enabled(true).addSocket(DEFAULT_SOCKET).build());
+        }
         if (rest) {
+            String restSocket = grpc ? REST_SOCKET : DEFAULT_SOCKET;
             ListenAddress addr = ListenAddress.parse("tcp_addr", config.tcpAddr());
             HttpRouting.Builder routing = HttpRouting.builder();
             routing.addFilter(new RestRequestMetrics(metrics));
             new RestApi(proxies).register(routing);
-            builder.host(addr.host()).port(addr.port()).routing(routing)
-                    // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
-                    .addProtocol(Http1Config.builder().validatePrologue(false).build())
-                    .maxPayloadSize(maxPayload(config));
+            // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
+            Http1Config http1 = Http1Config.builder().validatePrologue(false).build();
+            if (grpc) {
+                builder.putSocket(REST_SOCKET, socket -> socket.host(addr.host()).port(addr.port())
+                        .routing(routing).addProtocol(http1).maxPayloadSize(maxPayload(config)));
+            } else {
+                builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1)
+                        .maxPayloadSize(maxPayload(config));
+            }
             builder.addFeature(ObserveFeature.builder()
                     .endpoint("/")
-                    .sockets(java.util.List.of(DEFAULT_SOCKET))
+                    .sockets(java.util.List.of(restSocket))
                     .observersDiscoverServices(false)
                     .addObserver(MetricsObserver.builder().endpoint("metrics")
                             .meterRegistry(metrics.registry()).build())
@@ -93,22 +106,11 @@ public final class PixyServer implements AutoCloseable {
                             .useSystemServices(false)
                             .addHealthChecks(HealthChecks.readiness(readiness)).build())
                     .build());
-            builder.addFeature(OpenApiFeature.builder().webContext("/openapi").build());
+            builder.addFeature(OpenApiFeature.builder().webContext("/openapi").addSocket(restSocket).build());
             if (config.accessLog()) {
                 builder.addFeature(AccessLogFeature.builder().loggerName(ACCESS_LOGGER)
-                        .sockets(Set.of(DEFAULT_SOCKET)).build());
+                        .sockets(Set.of(restSocket)).build());
             }
-            if (grpc) {
-                ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-                builder.putSocket(GRPC_SOCKET, socket -> socket.host(g.host()).port(g.port())
-                        .addProtocol(grpcProtocol).addRouting(grpcRouting));
-            }
-        } else {
-            ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addRouting(grpcRouting);
-        }
-        if (grpc) {
-            builder.addFeature(GrpcReflectionFeature.builder().enabled(true).addSocket(grpcSocket).build());
         }
         return new PixyServer(builder.build().start(), rest, grpc);
     }
@@ -124,15 +126,15 @@ public final class PixyServer implements AutoCloseable {
 
     /** The bound REST port, if the REST API is on. */
     public Optional<Integer> restPort() {
-        return rest ? Optional.of(server.port()) : Optional.empty();
+        if (!rest) {
+            return Optional.empty();
+        }
+        return Optional.of(grpc ? server.port(REST_SOCKET) : server.port());
     }
 
     /** The bound gRPC port, if the gRPC API is on. */
     public Optional<Integer> grpcPort() {
-        if (!grpc) {
-            return Optional.empty();
-        }
-        return Optional.of(rest ? server.port(GRPC_SOCKET) : server.port());
+        return grpc ? Optional.of(server.port()) : Optional.empty();
     }
 
     @Override

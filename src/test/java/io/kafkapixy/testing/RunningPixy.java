@@ -127,12 +127,17 @@ public final class RunningPixy implements AutoCloseable {
         return consumed;
     }
 
-    public synchronized KafkaPixyGrpc.KafkaPixyBlockingStub grpc() {
+    public KafkaPixyGrpc.KafkaPixyBlockingStub grpc() {
+        return KafkaPixyGrpc.newBlockingStub(channel()).withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    /** A plaintext channel to the gRPC API, for any service's stubs; closed with this. */
+    public synchronized ManagedChannel channel() {
         if (channel == null) {
             channel = ManagedChannelBuilder.forAddress("127.0.0.1", app.server().grpcPort().orElseThrow())
                     .usePlaintext().build();
         }
-        return KafkaPixyGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+        return channel;
     }
 
     @Override

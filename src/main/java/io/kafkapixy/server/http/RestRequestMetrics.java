@@ -23,7 +23,7 @@ public final class RestRequestMetrics implements Filter {
         try {
             chain.proceed();
         } finally {
-            String route = req.matchingPattern().orElse("other");
+            String route = req.matchingPattern().filter(p -> !p.isBlank()).orElse("other");
             metrics.apiRequest("rest", req.prologue().method().text() + " " + route,
                     String.valueOf(res.status().code()));
         }
