@@ -14,6 +14,8 @@ import io.kafkapixy.ops.PixyMetrics;
 public final class GrpcRequestMetrics implements ServerInterceptor {
 
     private static final System.Logger ACCESS = System.getLogger("io.kafkapixy.access");
+    private static final java.time.format.DateTimeFormatter TIME =
+            java.time.format.DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", java.util.Locale.US);
 
     private final PixyMetrics metrics;
     private final boolean accessLog;
@@ -34,13 +36,23 @@ public final class GrpcRequestMetrics implements ServerInterceptor {
             public void close(Status status, Metadata trailers) {
                 metrics.apiRequest("grpc", method == null ? fullName : method, status.getCode().name());
                 if (accessLog) {
-                    ACCESS.log(System.Logger.Level.INFO, "grpc {0} {1} {2} {3}ms",
-                            String.valueOf(call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR)),
-                            fullName, status.getCode(), (System.nanoTime() - start) / 1_000_000);
+                    ACCESS.log(System.Logger.Level.INFO, line(call, fullName, status, System.nanoTime() - start));
                 }
                 super.close(status, trailers);
             }
         };
         return next.startCall(counted, headers);
+    }
+
+    /**
+     * Like the REST access log's lines, time in microseconds:
+     * {@code 10.0.0.1 - [30/Nov/2026:10:00:00 +0000] "gRPC KafkaPixy/Produce" OK 1234}.
+     */
+    private static String line(ServerCall<?, ?> call, String method, Status status, long nanos) {
+        java.net.SocketAddress remote = call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        String host = remote instanceof java.net.InetSocketAddress a ? a.getAddress().getHostAddress()
+                : String.valueOf(remote);
+        return host + " - [" + TIME.format(java.time.ZonedDateTime.now()) + "] \"gRPC " + method + "\" "
+               + status.getCode() + " " + nanos / 1_000;
     }
 }
