@@ -23,11 +23,18 @@ public interface ConsumerMetrics {
         MESSAGE, LONG_POLL_TIMEOUT, TOO_MANY_REQUESTS, ERROR
     }
 
-    /** The meters of one group's topic on this instance; the same object until {@link Topic#remove()}. */
+    /**
+     * The meters of one group's topic on this instance, for one holder (a member's topic state): members of the same
+     * group share them, and they go when every holder has called {@link Topic#remove()}.
+     */
     Topic topic(String group, String topic);
 
     /** This instance's partitions of {@code group} changed (assigned, revoked or lost). */
     void rebalanced(String group);
+
+    /** No member of {@code group} is left on this instance: its group-level meters go. */
+    default void groupGone(String group) {
+    }
 
     /** The meters of one group-topic. */
     interface Topic {
@@ -74,7 +81,10 @@ public interface ConsumerMetrics {
          */
         void state(int parked, int unacked, long lag);
 
-        /** The topic is gone from this instance's group member: its meters go too, so labels stay bounded. */
+        /**
+         * The holder is done with the topic; once no holder is left the meters go too, so labels stay bounded.
+         * Call once per {@link ConsumerMetrics#topic}.
+         */
         void remove();
     }
 }

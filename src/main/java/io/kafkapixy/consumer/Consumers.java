@@ -26,7 +26,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 public final class Consumers implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Consumers.class.getName());
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(90);
+    /** What leaving takes after the drain at most: commit retries during a rebalance, then closing the consumer. */
+    private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(90);
 
     private final ConsumerConfig config;
     private final Map<String, Object> kafkaCommon;
@@ -153,10 +154,15 @@ public final class Consumers implements AutoCloseable {
 
     private void forget(String group, GroupConsumer g) {
         accepting.remove(group, g);
+        boolean[] gone = new boolean[1];
         live.computeIfPresent(group, (name, members) -> {
             members.remove(g);
-            return members.isEmpty() ? null : members;
+            gone[0] = members.isEmpty();
+            return gone[0] ? null : members;
         });
+        if (gone[0]) {
+            metrics.groupGone(group);
+        }
     }
 
     /** Answers parked requests 503, commits, leaves every group; waits for that to finish. */
@@ -166,10 +172,13 @@ public final class Consumers implements AutoCloseable {
         List<GroupConsumer> members = new ArrayList<>();
         live.values().forEach(members::addAll);
         members.forEach(GroupConsumer::shutdown);
+        // The members drain and leave in parallel: one deadline for all of them.
+        Duration limit = config.shutdownTimeout().plus(LEAVE_TIMEOUT);
+        long deadline = System.nanoTime() + limit.toNanos();
         for (GroupConsumer g : members) {
             try {
-                if (!g.awaitDone(CLOSE_TIMEOUT)) {
-                    LOG.log(Level.WARNING, "A group consumer did not stop within {0}", CLOSE_TIMEOUT);
+                if (!g.awaitDone(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                    LOG.log(Level.WARNING, "A group consumer did not stop within {0}", limit);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -655,8 +655,7 @@ final class GroupConsumer {
             }
             kafka.seek(tp, initial.fetchFrom());
             PartitionState p = new PartitionState(tp, initial.tracker(),
-                    c.offset() < 0 ? null : new OffsetAndMetadata(c.offset(), c.metadata()), initial.fetchFrom(),
-                    metrics.topic(group, tp.topic()));
+                    c.offset() < 0 ? null : new OffsetAndMetadata(c.offset(), c.metadata()), initial.fetchFrom());
             if (initial.commit().isPresent()) {
                 LOG.log(Level.INFO, "Adjusted offset: group={0}, partition={1}, new={2}", group, tp,
                         initial.commit().get().offset());
@@ -762,14 +761,17 @@ final class GroupConsumer {
 
         /**
          * Waits until the partitions' offered messages are acked or their acks are overdue, taking acks meanwhile. A
-         * partition moving to another member waits at most {@link #REVOKE_ACK_WAIT}, and not at all once shutdown
-         * has begun (the drain already waited); the drain itself ({@code draining}) waits at most
-         * {@code consumer.shutdown_timeout}.
+         * partition moving to another member waits at most {@link #REVOKE_ACK_WAIT} (also when shutdown begins
+         * meanwhile), and not at all when shutdown began first (the drain already waited); the drain itself
+         * ({@code draining}) waits at most {@code consumer.shutdown_timeout}.
          */
         private void awaitAcks(Collection<TopicPartition> partitions, boolean draining) {
             Instant limit = clock.instant().plus(draining ? config.shutdownTimeout() : REVOKE_ACK_WAIT);
             lock.lock();
             try {
+                if (!draining && shuttingDown) {
+                    return;
+                }
                 List<PartitionState> revoking = new ArrayList<>();
                 for (TopicPartition tp : partitions) {
                     PartitionState p = assigned.get(tp);
@@ -778,7 +780,7 @@ final class GroupConsumer {
                         revoking.add(p);
                     }
                 }
-                while (draining || !shuttingDown) {
+                while (true) {
                     Instant now = clock.instant();
                     Duration wait = Duration.ZERO;
                     for (PartitionState p : revoking) {

@@ -37,19 +37,14 @@ final class PartitionState {
     private long submittedOffset;
     private String submittedMetadata;
     private boolean revoking;
-    private final ConsumerMetrics.Topic metrics;
+    /** The meters of the topic this partition is served under; set when it joins its {@link TopicState}. */
+    private ConsumerMetrics.Topic metrics = ConsumerMetrics.Topic.NONE;
 
     /**
      * {@code committed} is what Kafka has for the partition now (so an unchanged state is not committed again);
      * {@code fetchFrom} is where fetching starts.
      */
     PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom) {
-        this(tp, tracker, committed, fetchFrom, ConsumerMetrics.Topic.NONE);
-    }
-
-    PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom,
-                   ConsumerMetrics.Topic metrics) {
-        this.metrics = metrics;
         this.tp = tp;
         this.tracker = tracker;
         this.nextExpected = fetchFrom;
@@ -103,6 +98,10 @@ final class PartitionState {
     /** Fetching stops while the buffer is full or more than {@code maxPending} offers await acks (§4.10). */
     boolean shouldPauseFetching(int bufferLimit, int maxPending) {
         return fetched.size() >= bufferLimit || tracker.offeredCount() > maxPending;
+    }
+
+    void reportTo(ConsumerMetrics.Topic topicMetrics) {
+        this.metrics = topicMetrics;
     }
 
     void startRevoking() {

@@ -99,6 +99,7 @@ final class TopicState {
     }
 
     void add(PartitionState p) {
+        p.reportTo(metrics);
         partitions.add(p);
         partitions.sort(Comparator.comparingInt(s -> s.tp.partition()));
         next = 0;

@@ -64,7 +64,11 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
 
     @Override
     public Topic topic(String group, String topic) {
-        return groupTopics.computeIfAbsent(List.of(group, topic), k -> new GroupTopic(group, topic));
+        return groupTopics.compute(List.of(group, topic), (k, current) -> {
+            GroupTopic t = current == null ? new GroupTopic(group, topic) : current;
+            t.holders++;
+            return t;
+        });
     }
 
     @Override
@@ -72,6 +76,14 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         rebalances.computeIfAbsent(group, g -> metrics.counter("kafkapixy.consume.rebalances",
                 "Changes of this instance's partitions of a group", clusterTag(), Tag.create("group", g)))
                 .increment();
+    }
+
+    @Override
+    public void groupGone(String group) {
+        Counter c = rebalances.remove(group);
+        if (c != null) {
+            metrics.remove(c);
+        }
     }
 
     private Tag clusterTag() {
@@ -93,11 +105,14 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         }
     }
 
-    /** A group-topic's meters; its gauges read the last snapshot from the group's owning thread. */
+    /**
+     * A group-topic's meters, shared by the members of the group on this instance ({@link #holders}, changed only
+     * inside {@code groupTopics}' compute); its gauges read the last snapshot from an owning thread.
+     */
     private final class GroupTopic implements Topic {
         private final List<String> key;
-        private final Tag[] tags;
-        private final Map<Outcome, Counter> requests = new ConcurrentHashMap<>();
+        private final Map<Outcome, Counter> requests = new java.util.EnumMap<>(Outcome.class);
+        private int holders;
         private final Counter acks;
         private final Counter redeliveries;
         private final Counter dropped;
@@ -110,8 +125,14 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
 
         GroupTopic(String group, String topic) {
             key = List.of(group, topic);
-            tags = new Tag[] {clusterTag(), Tag.create("group", group), Tag.create("topic", topic)};
-            acks = metrics.counter("kafkapixy.consume.acks", "Acks that acknowledged an offered message", tags);
+            Tag[] tags = {clusterTag(), Tag.create("group", group), Tag.create("topic", topic)};
+            for (Outcome o : Outcome.values()) {
+                Tag[] withOutcome = java.util.Arrays.copyOf(tags, tags.length + 1);
+                withOutcome[tags.length] = Tag.create("outcome", o.name().toLowerCase());
+                requests.put(o, metrics.counter("kafkapixy.consume.requests", "Consume requests by outcome",
+                        withOutcome));
+            }
+            acks = metrics.counter("kafkapixy.consume.acks", "Acks that changed what is acked", tags);
             redeliveries = metrics.counter("kafkapixy.consume.redeliveries",
                     "Messages offered again because their ack did not come within ack_timeout", tags);
             dropped = metrics.counter("kafkapixy.consume.dropped",
@@ -127,11 +148,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
 
         @Override
         public void request(Outcome outcome) {
-            requests.computeIfAbsent(outcome, o -> {
-                Tag[] withOutcome = java.util.Arrays.copyOf(tags, tags.length + 1);
-                withOutcome[tags.length] = Tag.create("outcome", o.name().toLowerCase());
-                return metrics.counter("kafkapixy.consume.requests", "Consume requests by outcome", withOutcome);
-            }).increment();
+            requests.get(outcome).increment();
         }
 
         @Override
@@ -156,14 +173,22 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             this.lag = lag;
         }
 
+        /** The last holder's call unregisters the meters; later updates go to meters no scrape shows. */
         @Override
         public void remove() {
-            if (!groupTopics.remove(key, this)) {
-                return;
+            boolean[] last = new boolean[1];
+            groupTopics.computeIfPresent(key, (k, current) -> {
+                if (current != this) {
+                    return current;
+                }
+                last[0] = --holders == 0;
+                return last[0] ? null : this;
+            });
+            if (last[0]) {
+                List<Meter> meters = new java.util.ArrayList<>(requests.values());
+                meters.addAll(List.of(acks, redeliveries, dropped, parkedGauge, unackedGauge, lagGauge));
+                meters.forEach(metrics::remove);
             }
-            List<Meter> meters = new java.util.ArrayList<>(requests.values());
-            meters.addAll(List.of(acks, redeliveries, dropped, parkedGauge, unackedGauge, lagGauge));
-            meters.forEach(metrics::remove);
         }
     }
 }

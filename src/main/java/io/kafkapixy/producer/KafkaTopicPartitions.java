@@ -66,6 +66,11 @@ final class KafkaTopicPartitions implements TopicPartitions {
     }
 
     @Override
+    public boolean known(String topic) {
+        return known.contains(topic);
+    }
+
+    @Override
     public void forget(String topic) {
         known.remove(topic);
     }

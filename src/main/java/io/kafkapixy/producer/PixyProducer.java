@@ -75,9 +75,9 @@ public final class PixyProducer implements AutoCloseable {
         }
     }
 
+    /** Counts a failure; under the topic's name only once the topic is known to exist, so labels stay bounded. */
     private PixyException counted(String topic, PixyException e) {
-        boolean noSuchTopic = e.kind() == ErrorKind.PRODUCE_UNKNOWN_TOPIC || e.kind() == ErrorKind.UNKNOWN_TOPIC;
-        metrics.failed(noSuchTopic ? "" : topic, e.kind());
+        metrics.failed(topics.known(topic) ? topic : "", e.kind());
         return e;
     }
 
@@ -95,7 +95,7 @@ public final class PixyProducer implements AutoCloseable {
                 if (error != null) {
                     LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
                             error.getMessage());
-                    metrics.failed(rq.topic(), failure(rq.topic(), error).kind());
+                    metrics.failed(topics.known(rq.topic()) ? rq.topic() : "", classify(rq.topic(), error).kind());
                 } else {
                     metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
                 }
@@ -147,6 +147,11 @@ public final class PixyProducer implements AutoCloseable {
         if (closing) {
             return PixyException.shuttingDown();
         }
+        return classify(topic, cause);
+    }
+
+    /** What went wrong, also while closing (a delivery that fails during the drain keeps its own kind). */
+    private PixyException classify(String topic, Throwable cause) {
         if (cause instanceof PixyException p) {
             return p;
         }

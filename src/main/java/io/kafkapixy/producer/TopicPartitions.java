@@ -15,6 +15,11 @@ interface TopicPartitions {
      */
     List<PartitionInfo> of(String topic);
 
+    /** Whether the topic's partitions have been found (it exists, as far as this instance knows). */
+    default boolean known(String topic) {
+        return true;
+    }
+
     /** Forgets what is known of a topic that turned out not to exist (any more). */
     default void forget(String topic) {
     }

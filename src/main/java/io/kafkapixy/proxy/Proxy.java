@@ -18,12 +18,13 @@ import io.kafkapixy.consumer.Consumers;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
  * Everything this instance does with one Kafka cluster: its producer, its consumer groups and its admin client.
- * Created and closed by {@link ProxySet}. Closing stops the consumers (committing acked offsets, leaving groups),
- * then the producer (draining accepted messages), then the admin client.
+ * Created and closed by {@link ProxySet}. Closing stops the consumers (committing acked offsets, leaving groups)
+ * and the producer (draining accepted messages) at the same time, then the admin client.
  */
 public final class Proxy implements AutoCloseable {
 
@@ -90,7 +91,9 @@ public final class Proxy implements AutoCloseable {
     /** True when a broker of this cluster answers within {@code timeout}. */
     public boolean brokersReachable(Duration timeout) {
         try {
-            return !admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).isEmpty();
+            // the call's own timeout too, so calls made during an outage do not pile up in the admin client
+            var options = new DescribeClusterOptions().timeoutMs((int) timeout.toMillis());
+            return !admin.describeCluster(options).nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS).isEmpty();
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
             return false;
         } catch (InterruptedException e) {
@@ -138,15 +141,23 @@ public final class Proxy implements AutoCloseable {
 
     @Override
     public void close() {
+        // The producer drains while the consumers do: neither needs the other, and the drains do not add up.
+        Thread producerStop = Thread.ofVirtual().name("stop-producer-" + name).start(() -> {
+            try {
+                producer.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
+            }
+        });
         try {
             consumers.close();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Failed to stop consumers of " + name, e);
         }
         try {
-            producer.close();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
+            producerStop.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (zooKeeper != null) {
             zooKeeper.close();

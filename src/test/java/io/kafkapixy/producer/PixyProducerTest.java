@@ -51,6 +51,48 @@ class PixyProducerTest {
     }
 
     @Test
+    void failuresAreCountedUnderTheTopicOnlyOnceTheTopicIsKnownToExist() {
+        List<String> failures = new java.util.ArrayList<>();
+        ProducerMetrics recording = new ProducerMetrics() {
+            @Override
+            public void produced(String topic, int bytes, long nanos) {
+            }
+
+            @Override
+            public void failed(String topic, io.kafkapixy.errors.ErrorKind kind) {
+                failures.add(topic + "/" + kind);
+            }
+
+            @Override
+            public void asyncPending(java.util.function.LongSupplier pending) {
+            }
+        };
+        TopicPartitions onlyKnown = new TopicPartitions() {
+            @Override
+            public List<org.apache.kafka.common.PartitionInfo> of(String topic) {
+                return PartitionChooserTest.partitions(4);
+            }
+
+            @Override
+            public boolean known(String topic) {
+                return topic.equals("known");
+            }
+        };
+        ProducerConfig small = new ProducerConfig(4096, 10, ProducerConfig.Compression.NONE, 0,
+                ProducerConfig.DEFAULT.flushFrequency(), false, ProducerConfig.DEFAULT.retryBackoff(), 1,
+                ProducerConfig.RequiredAcks.WAIT_FOR_ALL, ProducerConfig.DEFAULT.shutdownTimeout(),
+                ProducerConfig.Partitioner.HASH, ProducerConfig.DEFAULT.timeout());
+        PixyProducer producer = new PixyProducer(mock, onlyKnown, small, recording);
+        ProduceRequest tooLarge = new ProduceRequest("known", MessageKey.ABSENT, new byte[11], List.of());
+
+        assertThrows(PixyException.class, () -> producer.produceSync(tooLarge));
+        assertThrows(PixyException.class, () -> producer.produceSync(
+                new ProduceRequest("made-up-" + System.nanoTime(), MessageKey.ABSENT, new byte[11], List.of())));
+
+        assertEquals(List.of("known/MESSAGE_TOO_LARGE", "/MESSAGE_TOO_LARGE"), failures);
+    }
+
+    @Test
     void theGrpcEmptyKeyIsHashedAsEmptyButWrittenAsNull() {
         PixyProducer producer = new PixyProducer(mock, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         ProduceResult result = producer.produceSync(

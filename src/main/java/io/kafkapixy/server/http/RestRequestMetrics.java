@@ -8,9 +8,14 @@ import io.kafkapixy.ops.PixyMetrics;
 
 /**
  * Counts every REST request by route and status once it is answered. The route is the matched path template
- * ({@code POST /topics/{topic}/messages}), never the raw path, so the label set stays bounded.
+ * ({@code POST /topics/{topic}/messages}), never the raw path, so the label set stays bounded; {@code other} when no
+ * route matched.
  */
 public final class RestRequestMetrics implements Filter {
+
+    /** Request lines are not validated (Go takes any bytes), so an unknown method must not become a label. */
+    private static final java.util.Set<String> STANDARD_METHODS =
+            java.util.Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH", "CONNECT");
 
     private final PixyMetrics metrics;
 
@@ -24,7 +29,8 @@ public final class RestRequestMetrics implements Filter {
             chain.proceed();
         } finally {
             String route = req.matchingPattern().filter(p -> !p.isBlank()).orElse("other");
-            metrics.apiRequest("rest", req.prologue().method().text() + " " + route,
+            String method = req.prologue().method().text();
+            metrics.apiRequest("rest", (STANDARD_METHODS.contains(method) ? method : "OTHER") + " " + route,
                     String.valueOf(res.status().code()));
         }
     }
