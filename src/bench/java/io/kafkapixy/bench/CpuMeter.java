@@ -1,0 +1,67 @@
+package io.kafkapixy.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * CPU used by the proxy (when it is the bench's child) and by the bench's own JVM (load generators, raw clients and,
+ * in the default mode, the embedded broker), from {@code /proc/<pid>/stat}. On a 2-core machine the three share the
+ * cores, so a rate is best read next to who burnt them. Thread-safe.
+ */
+final class CpuMeter {
+
+    /** USER_HZ: Linux reports CPU times in these ticks, 100 on every common platform. */
+    private static final long TICKS_PER_SECOND = 100;
+
+    /** CPU times at one instant; -1 where unknown. */
+    record Snapshot(long wallNanos, long proxyCpuNanos, long benchCpuNanos) {
+    }
+
+    /** Average cores used between two snapshots; NaN where unknown. */
+    record Usage(double proxyCores, double benchCores) {
+
+        String describe() {
+            return "CPU cores: proxy " + fmt(proxyCores) + ", bench JVM " + fmt(benchCores);
+        }
+
+        private static String fmt(double v) {
+            return Double.isNaN(v) ? "n/a" : String.format("%.2f", v);
+        }
+    }
+
+    private final OptionalLong proxyPid;
+
+    CpuMeter(OptionalLong proxyPid) {
+        this.proxyPid = proxyPid;
+    }
+
+    Snapshot snapshot() {
+        return new Snapshot(System.nanoTime(), proxyPid.isPresent() ? cpuNanos(Long.toString(proxyPid.getAsLong()))
+                : -1, cpuNanos("self"));
+    }
+
+    static Usage between(Snapshot from, Snapshot to) {
+        double wall = to.wallNanos() - from.wallNanos();
+        return new Usage(cores(from.proxyCpuNanos(), to.proxyCpuNanos(), wall),
+                cores(from.benchCpuNanos(), to.benchCpuNanos(), wall));
+    }
+
+    private static double cores(long from, long to, double wall) {
+        return from < 0 || to < 0 || wall <= 0 ? Double.NaN : (to - from) / wall;
+    }
+
+    /** utime + stime of a process, or -1. */
+    private static long cpuNanos(String pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", pid, "stat"));
+            // the command name (field 2) may hold spaces; the fields after it are counted from its closing paren
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return ticks * (1_000_000_000L / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+}

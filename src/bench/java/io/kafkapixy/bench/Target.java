@@ -1,0 +1,170 @@
+package io.kafkapixy.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.kafkapixy.config.Durations;
+import io.kafkapixy.embedded.EmbeddedKafka;
+
+/**
+ * The server under test and its Kafka cluster: where to reach them and, in the default mode, their lifecycle (an
+ * embedded broker in this JVM, the packaged proxy as a child process). In external mode nothing is started or
+ * stopped. The benchmark's main method owns it; a shutdown hook stops what it started on Ctrl-C too.
+ */
+final class Target implements AutoCloseable {
+
+    /**
+     * The cluster of the bench's own proxy that takes the capacity scenario's parked requests. It is the same broker
+     * as {@code default}, with {@code consumer.channel_buffer_size} raised so that one group can hold them all; the
+     * default cluster keeps every default, so the other scenarios measure what users get.
+     */
+    static final String PARKED_CLUSTER = "parked";
+    /** With the original's default channel_buffer_size (64) a group-topic holds about 65 parked requests. */
+    static final int EXTERNAL_PARKED_PER_GROUP = 50;
+
+    private final Options.HostPort grpc;
+    private final Options.HostPort http;
+    private final String bootstrap;
+    private final Optional<EmbeddedKafka> broker;
+    private final Optional<ChildProxy> proxy;
+    private final Thread shutdownHook;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private Target(Options.HostPort grpc, Options.HostPort http, String bootstrap, Optional<EmbeddedKafka> broker,
+                   Optional<ChildProxy> proxy) {
+        this.grpc = grpc;
+        this.http = http;
+        this.bootstrap = bootstrap;
+        this.broker = broker;
+        this.proxy = proxy;
+        this.shutdownHook = new Thread(this::stop, "bench-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    static Target start(Options options, Path logDir) throws IOException, InterruptedException {
+        if (options.external()) {
+            return new Target(options.grpc().orElseThrow(), options.http().orElseThrow(),
+                    options.kafka().orElseThrow().toString(), Optional.empty(), Optional.empty());
+        }
+        EmbeddedKafka kafka = EmbeddedKafka.start();
+        try {
+            int grpcPort = freePort();
+            int restPort = freePort();
+            Path config = logDir.resolve("proxy.yaml");
+            Files.writeString(config, config(options, kafka.bootstrapServers(), grpcPort, restPort));
+            ChildProxy child = ChildProxy.start(options.jar(), config, restPort, logDir.resolve("proxy.log"));
+            return new Target(new Options.HostPort("127.0.0.1", grpcPort), new Options.HostPort("127.0.0.1", restPort),
+                    kafka.bootstrapServers(), Optional.of(kafka), Optional.of(child));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            kafka.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The original's YAML. Only what the benchmark needs differs from the defaults: the long poll it checks, the
+     * parked cluster, and short shutdown timeouts so the run ends quickly (they play no part while measuring).
+     */
+    private static String config(Options options, String bootstrap, int grpcPort, int restPort) {
+        String longPoll = Durations.format(options.longPoll());
+        return """
+                grpc_addr: 127.0.0.1:%d
+                tcp_addr: 127.0.0.1:%d
+                proxies:
+                  default:
+                    kafka:
+                      seed_peers: [%s]
+                    producer:
+                      shutdown_timeout: 10s
+                    consumer:
+                      long_polling_timeout: %s
+                      shutdown_timeout: 2s
+                  %s:
+                    kafka:
+                      seed_peers: [%s]
+                    producer:
+                      shutdown_timeout: 10s
+                    consumer:
+                      long_polling_timeout: %s
+                      shutdown_timeout: 2s
+                      channel_buffer_size: %d
+                """.formatted(grpcPort, restPort, bootstrap, longPoll, PARKED_CLUSTER, bootstrap, longPoll,
+                options.parked() + 16);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    boolean ownProxy() {
+        return proxy.isPresent();
+    }
+
+    String bootstrap() {
+        return bootstrap;
+    }
+
+    /** A new plaintext channel (one HTTP/2 connection) to the gRPC API; the caller shuts it down. */
+    ManagedChannel newChannel() {
+        return ManagedChannelBuilder.forAddress(grpc.host(), grpc.port()).usePlaintext()
+                .maxInboundMessageSize(4 << 20).build();
+    }
+
+    URI uri(String pathAndQuery) {
+        return URI.create("http://" + http + pathAndQuery);
+    }
+
+    OptionalLong proxyPid() {
+        return proxy.map(p -> OptionalLong.of(p.pid())).orElse(OptionalLong.empty());
+    }
+
+    /** The cluster for the capacity scenario's parked requests: empty means the server's default cluster. */
+    Optional<String> parkedCluster() {
+        return ownProxy() ? Optional.of(PARKED_CLUSTER) : Optional.empty();
+    }
+
+    int parkedPerGroup(Options options) {
+        return options.parkedPerGroup().orElse(ownProxy() ? options.parked() : EXTERNAL_PARKED_PER_GROUP);
+    }
+
+    Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("mode", ownProxy() ? "embedded broker + child proxy" : "external");
+        d.put("grpc", grpc.toString());
+        d.put("http", http.toString());
+        d.put("kafka", bootstrap);
+        proxy.ifPresent(p -> d.put("proxyCommand", p.command()));
+        d.put("benchJvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+        d.put("cpus", Runtime.getRuntime().availableProcessors());
+        return d;
+    }
+
+    private void stop() {
+        if (closed.compareAndSet(false, true)) {
+            proxy.ifPresent(ChildProxy::close);
+            broker.ifPresent(EmbeddedKafka::close);
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException alreadyShuttingDown) {
+            // the hook is running or ran
+        }
+    }
+}
