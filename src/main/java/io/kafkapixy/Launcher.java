@@ -101,8 +101,7 @@ final class Launcher {
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>(config.proxies());
         ProxyConfig p = proxies.get(config.defaultCluster());
         proxies.put(config.defaultCluster(), p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap))));
-        return new PixyConfig(config.grpcAddr(), config.tcpAddr(), config.unixAddr(), config.defaultCluster(),
-                proxies, config.tls(), config.logging());
+        return config.withProxies(proxies);
     }
 
     private static void writePid(Path file) {

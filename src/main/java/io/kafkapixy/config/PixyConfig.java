@@ -34,6 +34,11 @@ public record PixyConfig(String grpcAddr,
         this(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging, false);
     }
 
+    /** The same with these proxies (the default cluster's name unchanged). */
+    public PixyConfig withProxies(Map<String, ProxyConfig> proxies) {
+        return new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging, accessLog);
+    }
+
     /** The same with the access log of both APIs on or off ({@code access_log}, new in this project). */
     public PixyConfig withAccessLog(boolean on) {
         return new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging, on);
