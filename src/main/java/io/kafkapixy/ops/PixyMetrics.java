@@ -42,10 +42,12 @@ public final class PixyMetrics implements AutoCloseable {
         this.registry = registry;
     }
 
-    /** Over the process-wide registry, with Helidon's virtual-thread meters on (they are off by default). */
+    /** Over the process-wide registry, with the JDK's virtual-thread scheduler gauges. */
     public static PixyMetrics create() {
-        return new PixyMetrics(MetricsFactory.getInstance().globalRegistry(
-                MetricsConfig.builder().virtualThreadsEnabled(true).build()));
+        PixyMetrics m = new PixyMetrics(MetricsFactory.getInstance().globalRegistry(
+                MetricsConfig.builder().virtualThreadsEnabled(false).build()));
+        VirtualThreadGauges.register(m);
+        return m;
     }
 
     public MeterRegistry registry() {

@@ -150,8 +150,9 @@ class MetricsTest {
             Scrape s = Scrape.parse(rs.body());
             assertTrue(s.has("memory_usedHeap_bytes"));
             assertTrue(s.has("thread_count"));
-            assertTrue(s.has("vthreads_count"));
-            assertTrue(s.has("vthreads_pinned"));
+            assertTrue(s.value("kafkapixy_vthreads_parallelism") >= 1);
+            assertTrue(s.value("kafkapixy_vthreads_mounted") >= 1, "this request's own thread is mounted");
+            assertTrue(s.has("kafkapixy_vthreads_queued"));
         }
     }
 
