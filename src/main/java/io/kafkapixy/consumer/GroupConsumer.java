@@ -63,6 +63,12 @@ final class GroupConsumer {
     private static final Duration KAFKA_CALL_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration LEAVE_COMMIT_DEADLINE = Duration.ofSeconds(30);
     private static final Duration HEAD_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How often the poll loop looks at every held partition (fetch positions past trailing gaps, the gauges) rather
+     * than only at those that just had records: with many idle topics in a group, a full look per poll made the busy
+     * topic's requests wait for the group's lock.
+     */
+    static final Duration SCAN_INTERVAL = Duration.ofSeconds(1);
 
     private final String group;
     private final ConsumerConfig config;
@@ -92,6 +98,8 @@ final class GroupConsumer {
     /** Newest offsets seen when a topic was first asked for: where a group with no commit starts (§4.8). */
     private final Map<TopicPartition, Long> heads = new HashMap<>();
     private Instant nextCommit;
+    /** When every held partition is looked at again, not only those that had records (see {@link #SCAN_INTERVAL}). */
+    private Instant nextScan;
 
     GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
                   Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships,
@@ -106,6 +114,7 @@ final class GroupConsumer {
         this.onDone = onDone;
         this.fetchBuffer = Math.min(config.channelBufferSize(), MAX_FETCH_BUFFER);
         this.nextCommit = clock.instant().plus(config.offsetsCommitInterval());
+        this.nextScan = clock.instant();
         this.thread = Thread.ofPlatform().name("group-" + group).daemon().unstarted(this::run);
     }
 
@@ -318,7 +327,11 @@ final class GroupConsumer {
         }
         Instant now = clock.instant();
         Set<TopicPartition> toPause = new HashSet<>(uninitialized);
-        Map<TopicPartition, Long> positions = positions();
+        boolean scan = !now.isBefore(nextScan);
+        if (scan) {
+            nextScan = now.plus(SCAN_INTERVAL);
+        }
+        Map<TopicPartition, Long> positions = fetchPositions(scan ? kafka.assignment() : records.partitions());
         lock.lock();
         try {
             for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -348,7 +361,9 @@ final class GroupConsumer {
                     toPause.add(p.tp);
                 }
             }
-            reportState(positions);
+            if (scan) {
+                reportState(positions);
+            }
         } finally {
             lock.unlock();
         }
@@ -383,10 +398,10 @@ final class GroupConsumer {
         }
     }
 
-    /** Fetch positions of the initialized partitions; known locally after the seek at assignment. */
-    private Map<TopicPartition, Long> positions() {
+    /** Fetch positions of these partitions where initialized; known locally after the seek at assignment. */
+    private Map<TopicPartition, Long> fetchPositions(Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> positions = new HashMap<>();
-        for (TopicPartition tp : kafka.assignment()) {
+        for (TopicPartition tp : partitions) {
             if (!uninitialized.contains(tp)) {
                 try {
                     positions.put(tp, kafka.position(tp, Duration.ZERO));
