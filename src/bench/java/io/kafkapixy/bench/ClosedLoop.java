@@ -177,9 +177,14 @@ final class ClosedLoop {
                 (windowEnd - measureStart) / 1e9, all, firstError.get(), stopAt.get() < deadline, usage);
     }
 
+    /** The error and its causes: a transport failure's reason is often only in the cause. */
     static String describe(Throwable e) {
-        String m = e.getMessage();
-        return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        StringBuilder s = new StringBuilder();
+        for (Throwable t = e; t != null && s.length() < 600; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            s.append(s.isEmpty() ? "" : " <- ").append(t.getClass().getSimpleName()).append(m == null ? "" : ": " + m);
+        }
+        return s.toString();
     }
 
     static void sleepUntil(long nanoTime) throws InterruptedException {

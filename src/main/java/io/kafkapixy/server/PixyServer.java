@@ -14,6 +14,7 @@ import io.helidon.webserver.grpc.GrpcReflectionFeature;
 import io.helidon.webserver.grpc.GrpcRouting;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http2.Http2Config;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.health.HealthObserver;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
@@ -59,6 +60,14 @@ public final class PixyServer implements AutoCloseable {
     // REST sockets use Helidon's plain (not NIO) socket: it keeps one 8 KiB buffer per connection instead of two,
     // which matters with one connection per parked long poll.
 
+    /**
+     * With a window of at least four frames Helidon 4.5 batches the connection's inbound WINDOW_UPDATEs in a counter
+     * that concurrent streams update without synchronization, and under load it sends an increment of 0, a
+     * protocol error that makes gRPC clients drop the connection with every call on it ("http2 exception"). A
+     * window under four frames selects its other strategy, which sends each consumed frame's own increment.
+     */
+    private static final Http2Config HTTP2_SIMPLE_WINDOW = Http2Config.builder().initialWindowSize(65_535).build();
+
     private final WebServer server;
     private final boolean rest;
     private final boolean grpc;
@@ -90,8 +99,8 @@ public final class PixyServer implements AutoCloseable {
         GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * GRPC_MAX_MESSAGE_BYTES).build();
         if (grpc) {
             ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addRouting(grpcRouting)
-                    .connectionOptions(NO_DELAY);
+            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addProtocol(HTTP2_SIMPLE_WINDOW)
+                    .addRouting(grpcRouting).connectionOptions(NO_DELAY);
             builder.addFeature(GrpcReflectionFeature.builder().enabled(true).addSocket(DEFAULT_SOCKET).build());
         }
         if (rest) {
