@@ -6,18 +6,6 @@ package io.kafkapixy.consumer;
  */
 public interface ConsumerMetrics {
 
-    /** Reports nothing. */
-    ConsumerMetrics NONE = new ConsumerMetrics() {
-        @Override
-        public Topic topic(String group, String topic) {
-            return Topic.NONE;
-        }
-
-        @Override
-        public void rebalanced(String group) {
-        }
-    };
-
     /** How a consume request ended. */
     enum Outcome {
         MESSAGE, LONG_POLL_TIMEOUT, TOO_MANY_REQUESTS, ERROR

@@ -76,7 +76,10 @@ public final class PixyMetrics implements AutoCloseable {
 
     Timer timer(String name, String description, Tag... tags) {
         return track(registry.getOrCreate(Timer.builder(name).description(description).scope(SCOPE)
-                .baseUnit(Meter.BaseUnits.SECONDS).buckets(LATENCY_BUCKETS).percentiles(new double[0]).tags(List.of(tags))));
+                .baseUnit(Meter.BaseUnits.SECONDS).buckets(LATENCY_BUCKETS)
+                // buckets only: Helidon's default client-side percentiles would put quantile series in a histogram
+                .percentiles(new double[0])
+                .tags(List.of(tags))));
     }
 
     <N extends Number> Gauge<N> gauge(String name, String description, Supplier<N> value, Tag... tags) {

@@ -95,7 +95,7 @@ public final class PixyProducer implements AutoCloseable {
                 if (error != null) {
                     LOG.log(Level.WARNING, "Failed to submit message: topic={0}, error={1}", rq.topic(),
                             error.getMessage());
-                    metrics.failed(topics.known(rq.topic()) ? rq.topic() : "", classify(rq.topic(), error).kind());
+                    counted(rq.topic(), classify(rq.topic(), error));
                 } else {
                     metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
                 }

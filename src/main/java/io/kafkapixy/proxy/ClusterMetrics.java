@@ -6,19 +6,6 @@ import io.kafkapixy.producer.ProducerMetrics;
 /** The meters of one cluster's producer and consumers, as the proxy of that cluster reports them. */
 public interface ClusterMetrics {
 
-    /** Reports nothing. */
-    ClusterMetrics NONE = new ClusterMetrics() {
-        @Override
-        public ProducerMetrics producer() {
-            return ProducerMetrics.NONE;
-        }
-
-        @Override
-        public ConsumerMetrics consumers() {
-            return ConsumerMetrics.NONE;
-        }
-    };
-
     ProducerMetrics producer();
 
     ConsumerMetrics consumers();
