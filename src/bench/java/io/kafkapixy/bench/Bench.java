@@ -46,6 +46,7 @@ public final class Bench {
         Report report = new Report();
         report.setting("duration", Durations.format(options.duration()));
         report.setting("warmup", Durations.format(options.warmup()));
+        report.setting("jitWarmup", Durations.format(options.jitWarmup()));
         report.setting("valueBytes", Payloads.SIZE);
         report.setting("partitions", RawKafka.PARTITIONS);
         report.setting("parked", options.parked());
@@ -63,6 +64,7 @@ public final class Bench {
         try (Target target = Target.start(options, logDir)) {
             report.target(target.describe());
             try (BenchContext ctx = new BenchContext(options, target, report)) {
+                JitWarmUp.run(ctx, options.jitWarmup());
                 for (Scenario scenario : Scenario.selected(options.scenarios())) {
                     BenchContext.progress("== " + scenario.name());
                     try {

@@ -23,7 +23,7 @@ import io.kafkapixy.config.Durations;
  * @param fill           messages pre-filled for the consume scenarios; 0 sizes it from the measured produce rates
  */
 record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPort> kafka, Duration duration,
-               Duration warmup, int parked, OptionalInt parkedPerGroup, Duration longPoll, int idleTopics,
+               Duration warmup, Duration jitWarmup, int parked, OptionalInt parkedPerGroup, Duration longPoll, int idleTopics,
                int parkedPerIdleTopic, int fill, Set<String> scenarios, Path out, Path jar, boolean keepTopics,
                boolean help) {
 
@@ -38,6 +38,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --kafka host:port            and its Kafka cluster (topics are created there; raw-client baselines)
               --duration 10s             measured time per scenario run
               --warmup 3s                time before each measured run (not counted)
+              --jit-warmup 20s           load through both APIs and the raw client before the first scenario, so
+                                         no JVM is measured while it still compiles its hot paths (0s: none)
               --parked 10000             concurrent parked consume requests in the capacity scenario (per API)
               --parked-per-group N       spread them over groups of N (default: one group on the bench's own proxy,
                                          whose 'parked' cluster raises channel_buffer_size; 50 on an external server)
@@ -62,6 +64,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
         Optional<HostPort> kafka = Optional.empty();
         Duration duration = Duration.ofSeconds(10);
         Duration warmup = Duration.ofSeconds(3);
+        Duration jitWarmup = Duration.ofSeconds(20);
         int parked = 10_000;
         OptionalInt perGroup = OptionalInt.empty();
         Duration longPoll = Duration.ofSeconds(3);
@@ -103,6 +106,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
                 case "--kafka" -> kafka = Optional.of(HostPort.parse(name, value));
                 case "--duration" -> duration = positive(name, value);
                 case "--warmup" -> warmup = Durations.parse(value);
+                case "--jit-warmup" -> jitWarmup = Durations.parse(value);
                 case "--parked" -> parked = positiveInt(name, value);
                 case "--parked-per-group" -> perGroup = OptionalInt.of(positiveInt(name, value));
                 case "--long-poll" -> longPoll = positive(name, value);
@@ -120,7 +124,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
             throw new IllegalArgumentException("--grpc, --http and --kafka go together (an external server and its "
                                                + "Kafka cluster)");
         }
-        return new Options(grpc, http, kafka, duration, warmup, parked, perGroup, longPoll, idleTopics, perIdleTopic,
+        return new Options(grpc, http, kafka, duration, warmup, jitWarmup, parked, perGroup, longPoll, idleTopics, perIdleTopic,
                 fill, scenarios, out, jar, keepTopics, help);
     }
 

@@ -285,7 +285,9 @@ public final class CommandLine {
                 proxies,
                 config.tls(),
                 logging().orElse(config.logging()),
-                config.accessLog() || accessLog);
+                config.accessLog() || accessLog,
+                config.auth(),
+                config.limits());
     }
 
     /**
@@ -298,7 +300,7 @@ public final class CommandLine {
     public PixyConfig loadConfig(String clientId) {
         PixyConfig base = configFile().map(file -> ConfigLoader.load(file, clientId))
                 .orElseGet(() -> PixyConfig.defaults(clientId));
-        return ConfigLoader.validate(applyTo(base));
+        return ConfigLoader.checkSecurityFiles(ConfigLoader.validate(applyTo(base)));
     }
 
     private Optional<String> string(String name) {

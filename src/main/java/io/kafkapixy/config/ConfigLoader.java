@@ -18,6 +18,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
+
+import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.ClientTls;
+import io.kafkapixy.security.ServerTls;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -103,7 +107,18 @@ public final class ConfigLoader {
         YamlSection tlsSection = root.section("tls");
         ServerTlsConfig tls = new ServerTlsConfig(
                 tlsSection.string("certificate_path", ServerTlsConfig.NONE.certificatePath()),
-                tlsSection.string("key_path", ServerTlsConfig.NONE.keyPath()));
+                tlsSection.string("key_path", ServerTlsConfig.NONE.keyPath()),
+                tlsSection.string("client_ca_path", ServerTlsConfig.NONE.clientCaPath()));
+        YamlSection authSection = root.section("auth");
+        AuthConfig auth = new AuthConfig(
+                authSection.string("bearer_tokens_file", AuthConfig.NONE.bearerTokensFile()),
+                authSection.string("bearer_tokens_env", AuthConfig.NONE.bearerTokensEnv()));
+        YamlSection limitsSection = root.section("limits");
+        LimitsConfig ld = LimitsConfig.DEFAULT;
+        LimitsConfig limits = new LimitsConfig(
+                limitsSection.integer("grpc_max_request_bytes", ld.grpcMaxRequestBytes()),
+                limitsSection.integer("max_header_bytes", ld.maxHeaderBytes()),
+                limitsSection.integer("max_parked_requests", ld.maxParkedRequests()));
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {
@@ -122,7 +137,7 @@ public final class ConfigLoader {
             defaultCluster = proxies.keySet().iterator().next();
         }
         PixyConfig config = new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging,
-                accessLog);
+                accessLog, auth, limits);
         Validation.validate(config, decodingProblems);
         for (String key : report.unknownKeys()) {
             LOG.log(System.Logger.Level.WARNING, "Ignoring unknown config key {0}", key);
@@ -139,6 +154,41 @@ public final class ConfigLoader {
      */
     public static PixyConfig validate(PixyConfig config) {
         Validation.validate(config, Map.of());
+        return config;
+    }
+
+    /**
+     * Reads every PEM and token file the config names, so a wrong path stops the start with its reason (the
+     * original checked its Kafka TLS files the same way, with these texts) instead of failing the first connection.
+     * Apart from {@link #validate}, so parsing a config never touches the files it names.
+     *
+     * @return {@code config}
+     * @throws ConfigException for the first file that cannot be used
+     */
+    public static PixyConfig checkSecurityFiles(PixyConfig config) {
+        for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
+            KafkaConfig k = e.getValue().kafka();
+            if (k.tls()) {
+                try {
+                    ClientTls.load(k.caCertificateFile(), k.clientCertificateFile(), k.clientKeyFile(), k.insecure());
+                } catch (IllegalArgumentException ex) {
+                    throw new ConfigException("invalid config parameter: invalid config, cluster=" + e.getKey() + ": "
+                                              + ex.getMessage());
+                }
+            }
+        }
+        try {
+            ServerTlsConfig tls = config.tls();
+            if (tls.enabled()) {
+                ServerTls.load(tls.certificatePath(), tls.keyPath(), tls.clientCaPath());
+            }
+            AuthConfig auth = config.auth();
+            if (auth.enabled()) {
+                BearerTokens.load(auth.bearerTokensFile(), auth.bearerTokensEnv(), System::getenv);
+            }
+        } catch (IllegalArgumentException ex) {
+            throw new ConfigException("invalid config parameter: " + ex.getMessage());
+        }
         return config;
     }
 
@@ -194,7 +244,8 @@ public final class ConfigLoader {
                         sasl.bool("enable", sd.enable()),
                         sasl.bool("handshake", sd.handshake()),
                         sasl.string("user", sd.user()),
-                        sasl.string("password", sd.password())));
+                        sasl.string("password", sd.password()),
+                        sasl.string("mechanism", sd.mechanism()).toUpperCase(java.util.Locale.ROOT)));
 
         YamlSection z = s.section("zoo_keeper");
         ZooKeeperConfig zd = d.zooKeeper();

@@ -21,8 +21,9 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * even if whoever adds it never reads this class: a key is secret when it contains {@code password},
  * {@code passwd}, {@code secret}, {@code token}, {@code credential} or {@code jaas}, or ends with {@code key}
  * ({@code api_key}, {@code private_key}), ignoring case. A non-empty secret prints as {@code "******"}; an empty
- * one as {@code ""}, which tells an operator it is unset and nothing else. Keys naming files ({@code key_path},
- * {@code client_key_file}) are not secret: the path is shown and the file is never read. The same rule covers the
+ * one as {@code ""}, which tells an operator it is unset and nothing else. Keys that say where a secret lives, ending
+ * in {@code _file}, {@code _path} or {@code _env} ({@code key_path}, {@code bearer_tokens_file}), are not secret:
+ * the path or variable name is shown and the file or variable is never read here. The same rule covers the
  * free-form {@code params} of {@code logging} entries.
  *
  * <p>The output is valid YAML that {@link ConfigLoader} reads back to the same configuration, secrets aside.
@@ -33,7 +34,7 @@ public final class ConfigSummary {
     static final String MASK = "******";
 
     private static final Pattern SECRET_KEY =
-            Pattern.compile("(?i).*(password|passwd|secret|token|credential|jaas).*|.*key");
+            Pattern.compile("(?i)(?!.*_(file|path|env)$)(.*(password|passwd|secret|token|credential|jaas).*|.*key)");
 
     /** Characters that need no quotes in YAML; such a text is still quoted when YAML would read it as a number etc. */
     private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9_./@+][A-Za-z0-9_./:@+-]*");
@@ -65,11 +66,17 @@ public final class ConfigSummary {
         Map<String, Object> proxies = new LinkedHashMap<>();
         c.proxies().forEach((name, p) -> proxies.put(name, proxy(p)));
         root.put("proxies", proxies);
-        root.put("tls", map("certificate_path", c.tls().certificatePath(), "key_path", c.tls().keyPath()));
+        root.put("tls", map("certificate_path", c.tls().certificatePath(), "key_path", c.tls().keyPath(),
+                "client_ca_path", c.tls().clientCaPath()));
         root.put("logging", c.logging().stream()
                 .map(l -> map("name", l.name(), "severity", l.severity(), "params", new TreeMap<>(l.params())))
                 .toList());
         root.put("access_log", c.accessLog());
+        root.put("auth", map("bearer_tokens_file", c.auth().bearerTokensFile(),
+                "bearer_tokens_env", c.auth().bearerTokensEnv()));
+        root.put("limits", map("grpc_max_request_bytes", c.limits().grpcMaxRequestBytes(),
+                "max_header_bytes", c.limits().maxHeaderBytes(),
+                "max_parked_requests", c.limits().maxParkedRequests()));
         return root;
     }
 
@@ -98,7 +105,8 @@ public final class ConfigSummary {
                                 "enable", s.enable(),
                                 "handshake", s.handshake(),
                                 "user", s.user(),
-                                "password", s.password())),
+                                "password", s.password(),
+                                "mechanism", s.mechanism())),
                 "zoo_keeper", map(
                         "seed_peers", z.seedPeers(),
                         "chroot", z.chroot(),

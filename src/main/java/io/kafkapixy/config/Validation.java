@@ -43,6 +43,17 @@ final class Validation {
                 throw new ConfigException(PREFIX + "invalid config, cluster=" + e.getKey() + ": " + problems.getFirst());
             }
         }
+        List<String> problems = new ArrayList<>();
+        LimitsConfig limits = config.limits();
+        check(problems, limits.grpcMaxRequestBytes() >= 1024, "limits.grpc_max_request_bytes must be >= 1024");
+        check(problems, limits.maxHeaderBytes() >= 1024, "limits.max_header_bytes must be >= 1024");
+        check(problems, limits.maxParkedRequests() > 0, "limits.max_parked_requests must be > 0");
+        ServerTlsConfig tls = config.tls();
+        check(problems, tls.clientCaPath().isEmpty() || tls.enabled(),
+                "tls.client_ca_path needs tls.certificate_path and tls.key_path");
+        if (!problems.isEmpty()) {
+            throw new ConfigException(PREFIX + problems.getFirst());
+        }
     }
 
     /** Every violation in one proxy's config, in reporting order, without the cluster prefix. */
@@ -82,6 +93,9 @@ final class Validation {
                 "net.sasl.user must not be empty when net.sasl.enable is true");
         check(out, !sasl.enable() || !sasl.password().isEmpty(),
                 "net.sasl.password must not be empty when net.sasl.enable is true");
+        check(out, SaslConfig.MECHANISMS.contains(sasl.mechanism()),
+                "net.sasl.mechanism must be one of " + String.join(", ", SaslConfig.MECHANISMS) + ", got \""
+                + sasl.mechanism() + "\"");
         check(out, cons.fetchMaxWait().compareTo(Duration.ofMillis(1)) >= 0, "consumer.fetch_max_wait must be >= 1ms");
 
         check(out, positive(p.zooKeeper().sessionTimeout()), "zoo_keeper.session_timeout must be > 0");

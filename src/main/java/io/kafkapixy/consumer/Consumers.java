@@ -35,6 +35,7 @@ public final class Consumers implements AutoCloseable {
     private final Membership.Factory memberships;
     private final Clock clock;
     private final ConsumerMetrics metrics;
+    private final ParkedLimit parked;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Every member not done yet, including ones leaving: they still hold partitions and take acks for them. */
@@ -57,8 +58,9 @@ public final class Consumers implements AutoCloseable {
      *                         committed -2, "start at the oldest", as no commit at all)
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Membership.Factory memberships, ConsumerMetrics metrics, Clock clock) {
+                     Membership.Factory memberships, ConsumerMetrics metrics, ParkedLimit parked, Clock clock) {
         this.config = config;
+        this.parked = parked;
         this.metrics = metrics;
         this.memberships = memberships;
         this.kafkaCommon = Map.copyOf(kafkaCommon);
@@ -71,7 +73,8 @@ public final class Consumers implements AutoCloseable {
      * now. An explicit ack is applied first, quietly: it is dropped unless this instance returned a message of that
      * partition (§4.2), so the proto-default ack of partition 0 offset 0 acks nothing by accident.
      *
-     * @throws PixyException disabled, shutting down, long polling timeout or too many requests
+     * @throws PixyException disabled, shutting down, long polling timeout or too many requests (of this group and
+     *                       topic, or of this whole instance)
      */
     public ConsumedMessage consume(String group, String topic, AckMode ack) {
         if (config.disabled()) {
@@ -81,17 +84,19 @@ public final class Consumers implements AutoCloseable {
         if (ack instanceof AckMode.Explicit e && served.contains(new Served(group, topic, e.partition()))) {
             ackHeld(group, topic, e.partition(), e.offset());
         }
-        while (true) {
-            GroupConsumer g = member(group);
-            ConsumedMessage m = g.consume(topic, arrival);
-            if (m == null) {
-                continue;
+        try (ParkedLimit.Slot slot = parked.enter()) {
+            while (true) {
+                GroupConsumer g = member(group);
+                ConsumedMessage m = g.consume(topic, arrival);
+                if (m == null) {
+                    continue;
+                }
+                served.add(new Served(group, topic, m.partition()));
+                if (ack instanceof AckMode.Auto) {
+                    g.ack(topic, m.partition(), m.offset());
+                }
+                return m;
             }
-            served.add(new Served(group, topic, m.partition()));
-            if (ack instanceof AckMode.Auto) {
-                g.ack(topic, m.partition(), m.offset());
-            }
-            return m;
         }
     }
 

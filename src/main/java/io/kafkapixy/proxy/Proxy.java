@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.admin.RawOffsets;
 import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.consumer.ParkedLimit;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.zookeeper.ZooKeeperMembership;
@@ -59,7 +60,7 @@ public final class Proxy implements AutoCloseable {
      * Connects to the cluster. Fails, as the original does, when none of the seed brokers answers within
      * {@code net.dial_timeout}.
      */
-    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics) {
+    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics, ParkedLimit parked) {
         Map<String, Object> common = KafkaSettings.common(config);
         Admin admin = Admin.create(common);
         try {
@@ -80,7 +81,7 @@ public final class Proxy implements AutoCloseable {
                         Clock.systemUTC());
             }
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
-                    metrics.consumers(), Clock.systemUTC());
+                    metrics.consumers(), parked, Clock.systemUTC());
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.consumer.ParkedLimit;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -32,9 +33,10 @@ public final class ProxySet implements AutoCloseable {
      */
     public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
+        ParkedLimit parked = new ParkedLimit(config.limits().maxParkedRequests());
         try {
             for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
-                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey())));
+                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), parked));
             }
         } catch (RuntimeException e) {
             proxies.values().forEach(Proxy::close);

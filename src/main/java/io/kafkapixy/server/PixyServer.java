@@ -5,6 +5,9 @@ import java.util.Set;
 
 import io.grpc.health.v1.HealthProto;
 import io.helidon.common.socket.SocketOptions;
+import io.helidon.common.tls.Tls;
+import io.helidon.common.tls.TlsClientAuth;
+import io.helidon.common.tls.TlsConfig;
 import io.helidon.openapi.OpenApiFeature;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
@@ -18,7 +21,12 @@ import io.helidon.webserver.http2.Http2Config;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.health.HealthObserver;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
+import io.kafkapixy.config.LimitsConfig;
 import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.config.ServerTlsConfig;
+import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.ServerTls;
+import io.kafkapixy.server.grpc.GrpcBearerAuth;
 import io.kafkapixy.ops.HealthChecks;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
@@ -29,6 +37,7 @@ import io.kafkapixy.server.grpc.GrpcRequestMetrics;
 import io.kafkapixy.server.grpc.MaxMessageSize;
 import io.kafkapixy.server.grpc.TrimCallBuffers;
 import io.kafkapixy.server.http.RestApi;
+import io.kafkapixy.server.http.RestBearerAuth;
 import io.kafkapixy.server.http.RestRequestMetrics;
 import mailgun.kafkapixy.KafkaPixyProto;
 
@@ -40,8 +49,6 @@ import mailgun.kafkapixy.KafkaPixyProto;
  * is owned by the caller and must outlive the server.
  */
 public final class PixyServer implements AutoCloseable {
-
-    static final int GRPC_MAX_MESSAGE_BYTES = 1 << 20;
 
     /**
      * Name of the REST socket when the gRPC API holds the default one. gRPC takes the default socket whenever it is
@@ -66,7 +73,7 @@ public final class PixyServer implements AutoCloseable {
      * protocol error that makes gRPC clients drop the connection with every call on it ("http2 exception"). A
      * window under four frames selects its other strategy, which sends each consumed frame's own increment.
      */
-    private static final Http2Config HTTP2_SIMPLE_WINDOW = Http2Config.builder().initialWindowSize(65_535).build();
+    private static final int HTTP2_SIMPLE_WINDOW = 65_535;
 
     private final WebServer server;
     private final boolean rest;
@@ -87,20 +94,30 @@ public final class PixyServer implements AutoCloseable {
         WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false)
                 // every feature is added here, explicitly, and only to the socket it belongs to
                 .featuresDiscoverServices(false);
+        LimitsConfig limits = config.limits();
+        Optional<Tls> tls = tls(config.tls());
+        Optional<BearerTokens> tokens = config.auth().enabled()
+                ? Optional.of(BearerTokens.load(config.auth().bearerTokensFile(), config.auth().bearerTokensEnv(),
+                        System::getenv))
+                : Optional.empty();
         GrpcRouting.Builder grpcRouting = GrpcRouting.builder()
                 // outermost: it needs Helidon's own call object
                 .intercept(new TrimCallBuffers())
-                .intercept(new GrpcRequestMetrics(metrics, config.accessLog()))
-                .intercept(new MaxMessageSize(GRPC_MAX_MESSAGE_BYTES))
+                .intercept(new GrpcRequestMetrics(metrics, config.accessLog()));
+        tokens.ifPresent(t -> grpcRouting.intercept(new GrpcBearerAuth(t)));
+        grpcRouting.intercept(new MaxMessageSize(limits.grpcMaxRequestBytes()))
                 .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies))
                 .service(HealthProto.getDescriptor(), new GrpcHealth(readiness));
         // The original takes requests of at most 1 MiB (checked by MaxMessageSize, with its status code); the
         // transport reads up to twice that, so larger ones are cut off before they are buffered whole.
-        GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * GRPC_MAX_MESSAGE_BYTES).build();
+        GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * limits.grpcMaxRequestBytes()).build();
+        Http2Config http2 = Http2Config.builder().initialWindowSize(HTTP2_SIMPLE_WINDOW)
+                .maxHeaderListSize(limits.maxHeaderBytes()).build();
         if (grpc) {
             ListenAddress g = ListenAddress.parse("grpc_addr", config.grpcAddr());
-            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addProtocol(HTTP2_SIMPLE_WINDOW)
+            builder.host(g.host()).port(g.port()).addProtocol(grpcProtocol).addProtocol(http2)
                     .addRouting(grpcRouting).connectionOptions(NO_DELAY);
+            tls.ifPresent(builder::tls);
             builder.addFeature(GrpcReflectionFeature.builder().enabled(true).addSocket(DEFAULT_SOCKET).build());
         }
         if (rest) {
@@ -108,16 +125,25 @@ public final class PixyServer implements AutoCloseable {
             ListenAddress addr = ListenAddress.parse("tcp_addr", config.tcpAddr());
             HttpRouting.Builder routing = HttpRouting.builder();
             routing.addFilter(new RestRequestMetrics(metrics));
+            tokens.ifPresent(t -> routing.addFilter(new RestBearerAuth(t)));
             new RestApi(proxies).register(routing);
             // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
-            Http1Config http1 = Http1Config.builder().validatePrologue(false).build();
+            // Helidon 4.5's plain socket does not ask for client certificates (it drops the TLS client-auth
+            // setting; ServerTlsTest catches it), so mutual TLS takes the NIO socket and its second buffer.
+            boolean useNio = config.tls().clientAuth();
+            Http1Config http1 = Http1Config.builder().validatePrologue(false)
+                    .maxHeadersSize(limits.maxHeaderBytes()).build();
             if (grpc) {
-                builder.putSocket(REST_SOCKET, socket -> socket.host(addr.host()).port(addr.port())
-                        .routing(routing).addProtocol(http1).maxPayloadSize(maxPayload(config))
-                        .connectionOptions(NO_DELAY).useNio(false));
+                builder.putSocket(REST_SOCKET, socket -> {
+                    socket.host(addr.host()).port(addr.port())
+                            .routing(routing).addProtocol(http1).maxPayloadSize(maxPayload(config))
+                            .connectionOptions(NO_DELAY).useNio(useNio);
+                    tls.ifPresent(socket::tls);
+                });
             } else {
                 builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1)
-                        .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(false);
+                        .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio);
+                tls.ifPresent(builder::tls);
             }
             builder.addFeature(ObserveFeature.builder()
                     .endpoint("/")
@@ -136,6 +162,24 @@ public final class PixyServer implements AutoCloseable {
             }
         }
         return new PixyServer(builder.build().start(), rest, grpc);
+    }
+
+    /**
+     * Both sockets' TLS from the original's PEM files; with {@code tls.client_ca_path}, a client certificate from one
+     * of those CAs is required (the JDK's PKIX checks: chain, validity dates, key usage).
+     */
+    private static Optional<Tls> tls(ServerTlsConfig config) {
+        if (!config.enabled()) {
+            return Optional.empty();
+        }
+        ServerTls material = ServerTls.load(config.certificatePath(), config.keyPath(), config.clientCaPath());
+        TlsConfig.Builder tls = Tls.builder()
+                .privateKey(material.key())
+                .privateKeyCertChain(material.chain());
+        if (!material.clientCas().isEmpty()) {
+            tls.trust(material.clientCas()).clientAuth(TlsClientAuth.REQUIRED);
+        }
+        return Optional.of(tls.build());
     }
 
     /** Bodies above this are refused by the HTTP layer; below it the produce handler answers with the texts. */

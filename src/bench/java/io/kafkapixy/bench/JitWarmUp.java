@@ -1,0 +1,50 @@
+package io.kafkapixy.bench;
+
+import java.time.Duration;
+import java.util.function.Function;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Load that is never measured, before the first scenario: sync produce over gRPC, over REST and with the raw client,
+ * a third of the time each at concurrency 16. A freshly started JVM compiles its hot paths for tens of seconds and
+ * those compiler threads take cores from everything else on this machine; without this the first scenario (the
+ * single-client latency runs) measured the proxy's JIT more than the proxy. The per-run {@code --warmup} still
+ * precedes every measured run.
+ */
+final class JitWarmUp {
+
+    private static final int CONCURRENCY = 16;
+
+    private JitWarmUp() {
+    }
+
+    static void run(BenchContext ctx, Duration total) throws Exception {
+        if (total.isZero() || total.isNegative()) {
+            return;
+        }
+        BenchContext.progress("== JIT warm-up (" + total.toSeconds() + " s, not measured)");
+        Duration slice = total.dividedBy(3);
+        String topic = ctx.newTopic("warmup");
+        try (KafkaProducer<byte[], byte[]> raw = ctx.kafka.producer()) {
+            load(ctx, slice, topic, t -> () -> {
+                ctx.grpc.produce(t, ctx.payloads.byteString(), false);
+                return ClosedLoop.Outcome.OK;
+            });
+            load(ctx, slice, topic, t -> () -> {
+                ctx.rest.produce(t, ctx.payloads.bytes(), true);
+                return ClosedLoop.Outcome.OK;
+            });
+            load(ctx, slice, topic, t -> () -> {
+                raw.send(new ProducerRecord<>(t, ctx.payloads.bytes())).get();
+                return ClosedLoop.Outcome.OK;
+            });
+        }
+    }
+
+    private static void load(BenchContext ctx, Duration slice, String topic,
+                             Function<String, ClosedLoop.Worker> worker) throws InterruptedException {
+        new ClosedLoop(CONCURRENCY, slice, Duration.ofMillis(1), ctx.cpu).run(i -> worker.apply(topic));
+    }
+}
