@@ -17,6 +17,10 @@ public record ProxyConfig(String clientId,
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
     }
 
+    public ProxyConfig withNet(NetConfig net) {
+        return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
+    }
+
     public ProxyConfig withZooKeeper(ZooKeeperConfig zooKeeper) {
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
     }

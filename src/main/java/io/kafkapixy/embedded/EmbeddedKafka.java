@@ -28,12 +28,15 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final KafkaRaftServer server;
     private final String bootstrapServers;
+    private final java.util.Map<String, String> listenerAddresses;
     private final Path dir;
     private final boolean temporary;
 
-    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, Path dir, boolean temporary) {
+    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers,
+                          java.util.Map<String, String> listenerAddresses, Path dir, boolean temporary) {
         this.server = server;
         this.bootstrapServers = bootstrapServers;
+        this.listenerAddresses = java.util.Map.copyOf(listenerAddresses);
         this.dir = dir;
         this.temporary = temporary;
     }
@@ -49,6 +52,16 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
+     * Starts a broker with more listeners next to the PLAINTEXT one (which stays the inter-broker listener and
+     * {@link #bootstrapServers()}), e.g. {@code SASL -> SASL_PLAINTEXT}, {@code TLS -> SSL}; each gets a free port,
+     * see {@link #listenerAddress}. Their settings go in {@code overrides} ({@code listener.name.sasl.*}).
+     */
+    public static EmbeddedKafka start(java.util.Map<String, String> extraListeners,
+                                      java.util.Map<String, String> overrides) {
+        return start(null, 0, overrides, extraListeners);
+    }
+
+    /**
      * Starts a broker. {@code dataDir} null means a temporary directory; {@code port} 0 means any free port.
      * Returns once the broker serves clients.
      */
@@ -57,6 +70,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private static EmbeddedKafka start(Path dataDir, int port, java.util.Map<String, String> overrides) {
+        return start(dataDir, port, overrides, java.util.Map.of());
+    }
+
+    private static EmbeddedKafka start(Path dataDir, int port, java.util.Map<String, String> overrides,
+                                       java.util.Map<String, String> extraListeners) {
         try {
             boolean temporary = dataDir == null;
             Path dir = temporary ? Files.createTempDirectory("kafka-pixy-broker") : dataDir;
@@ -67,11 +85,22 @@ public final class EmbeddedKafka implements AutoCloseable {
             p.put("process.roles", "broker,controller");
             p.put("node.id", "1");
             p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-            p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-            p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+            StringBuilder listeners = new StringBuilder("PLAINTEXT://127.0.0.1:" + brokerPort);
+            StringBuilder advertised = new StringBuilder("PLAINTEXT://127.0.0.1:" + brokerPort);
+            StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            java.util.Map<String, String> addresses = new java.util.HashMap<>();
+            for (var l : extraListeners.entrySet()) {
+                String address = "127.0.0.1:" + freePort();
+                addresses.put(l.getKey(), address);
+                listeners.append(',').append(l.getKey()).append("://").append(address);
+                advertised.append(',').append(l.getKey()).append("://").append(address);
+                protocols.append(',').append(l.getKey()).append(':').append(l.getValue());
+            }
+            p.put("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
+            p.put("advertised.listeners", advertised.toString());
             p.put("controller.listener.names", "CONTROLLER");
             p.put("inter.broker.listener.name", "PLAINTEXT");
-            p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            p.put("listener.security.protocol.map", protocols.toString());
             p.put("log.dirs", dir.resolve("data").toString());
             p.put("metadata.log.dir", dir.resolve("meta").toString());
             p.put("num.partitions", "1");
@@ -98,7 +127,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, dir, temporary);
+            return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, addresses, dir, temporary);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
@@ -108,6 +137,15 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    /** {@code host:port} of a listener passed to {@link #start(java.util.Map, java.util.Map)}. */
+    public String listenerAddress(String name) {
+        String address = listenerAddresses.get(name);
+        if (address == null) {
+            throw new IllegalArgumentException("no listener " + name);
+        }
+        return address;
     }
 
     @Override

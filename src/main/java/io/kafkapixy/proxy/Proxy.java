@@ -21,6 +21,7 @@ import io.kafkapixy.producer.ProducerSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.errors.AuthenticationException;
 
 /**
  * Everything this instance does with one Kafka cluster: its producer, its consumer groups and its admin client.
@@ -106,13 +107,24 @@ public final class Proxy implements AutoCloseable {
     private static void awaitCluster(String name, Admin admin, Duration timeout) {
         try {
             admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("failed to spawn proxy, name=" + name + ": failed to create Kafka client: "
-                    + "kafka: client has run out of available brokers to talk to (Is your cluster reachable?)", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthenticationException auth) {
+                // SASL credentials or TLS trust: say so, a retry will not help
+                throw new IllegalStateException("failed to spawn proxy, name=" + name + ": failed to create Kafka "
+                        + "client: kafka: authentication failed: " + auth.getMessage(), e);
+            }
+            throw unreachable(name, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw unreachable(name, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while connecting to Kafka", e);
         }
+    }
+
+    private static IllegalStateException unreachable(String name, Exception cause) {
+        return new IllegalStateException("failed to spawn proxy, name=" + name + ": failed to create Kafka client: "
+                + "kafka: client has run out of available brokers to talk to (Is your cluster reachable?)", cause);
     }
 
     private static Duration adminTimeout(ProxyConfig config) {

@@ -1,0 +1,166 @@
+package io.kafkapixy.security;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.stub.MetadataUtils;
+import io.kafkapixy.config.AuthConfig;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.TestKafka;
+import mailgun.kafkapixy.KafkaPixyGrpc;
+import mailgun.kafkapixy.ProdRq;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * {@code auth.bearer_tokens_file}: both APIs take a configured token and refuse a missing or wrong one alike (401 /
+ * UNAUTHENTICATED, nothing in the answer that tells which, nothing written); {@code /_ping}, health and the gRPC
+ * health service stay open for probes.
+ */
+class BearerTokenTest {
+
+    @TempDir
+    static Path dir;
+    private static TestKafka kafka;
+    private static RunningPixy pixy;
+    private static String topic;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = TestKafka.get();
+        topic = kafka.createTopic(TestKafka.uniqueTopic("auth"), 1);
+        Path tokens = dir.resolve("tokens");
+        Files.writeString(tokens, "# service tokens\nfirst-token\n\n  second-token  \n");
+        pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap())
+                .withAuth(new AuthConfig(tokens.toString(), "")));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pixy != null) {
+            pixy.close();
+        }
+    }
+
+    @Test
+    void restTakesEveryConfiguredTokenAndRefusesMissingOrWrongOnesAlike() {
+        long before = end();
+
+        assertEquals(200, produce("Bearer first-token", "one").statusCode());
+        assertEquals(200, produce("bearer second-token", "two").statusCode());
+        HttpResponse<String> missing = produce(null, "missing");
+        HttpResponse<String> wrong = produce("Bearer first-token-but-longer", "wrong");
+        HttpResponse<String> otherScheme = produce("Basic Zmlyc3QtdG9rZW4=", "basic");
+
+        for (HttpResponse<String> rs : java.util.List.of(missing, wrong, otherScheme)) {
+            assertEquals(401, rs.statusCode());
+            assertEquals("Unauthorized", object(rs.body()).getString("error"));
+            assertEquals("Bearer", rs.headers().firstValue("WWW-Authenticate").orElse(""));
+        }
+        assertEquals(missing.body(), wrong.body(), "a wrong token is told nothing a missing one is not");
+        assertEquals(before + 2, end(), "only the authorised messages were written");
+    }
+
+    @Test
+    void everyOtherRestRouteIsClosedToo() {
+        assertEquals(401, pixy.get("/topics").statusCode());
+        assertEquals(401, pixy.get("/topics/" + topic + "/messages?group=g").statusCode());
+        assertEquals(401, pixy.get("/metrics").statusCode());
+        assertEquals(401, pixy.get("/no/such/route").statusCode());
+    }
+
+    @Test
+    void probesNeedNoToken() {
+        assertEquals(200, pixy.get("/_ping").statusCode());
+        assertEquals(200, pixy.get("/health/live").statusCode());
+        assertEquals(200, pixy.get("/health/ready").statusCode());
+        assertEquals(200, pixy.get("/health").statusCode());
+        var status = HealthGrpc.newBlockingStub(pixy.channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+                .check(HealthCheckRequest.newBuilder().setService("").build()).getStatus();
+        assertEquals("SERVING", status.name());
+    }
+
+    @Test
+    void grpcTakesAConfiguredTokenAndRefusesMissingOrWrongOnesAlike() {
+        long before = end();
+
+        grpc("Bearer second-token").produce(request("grpc-ok"));
+        StatusRuntimeException missing = assertThrows(StatusRuntimeException.class,
+                () -> grpc(null).produce(request("grpc-missing")));
+        StatusRuntimeException wrong = assertThrows(StatusRuntimeException.class,
+                () -> grpc("Bearer nope").produce(request("grpc-wrong")));
+
+        for (StatusRuntimeException e : java.util.List.of(missing, wrong)) {
+            assertEquals(Status.Code.UNAUTHENTICATED, e.getStatus().getCode());
+            assertEquals("unauthenticated", e.getStatus().getDescription());
+        }
+        assertEquals(before + 1, end());
+        assertEquals("grpc-ok", new String(kafka.read(topic, 0, before).value(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void tokensAreComparedAsWholeValues() {
+        BearerTokens tokens = BearerTokens.load("", "TOKENS", name -> "alpha, beta\tgamma");
+        assertEquals(3, tokens.size());
+        assertFalse(tokens.accepts("Bearer alph"));
+        assertFalse(tokens.accepts("Bearer alphaa"));
+        assertFalse(tokens.accepts("Bearer "));
+        assertFalse(tokens.accepts("alpha"));
+        assertFalse(tokens.accepts(null));
+        org.junit.jupiter.api.Assertions.assertTrue(tokens.accepts("Bearer gamma"));
+    }
+
+    @Test
+    void aTokenSourceWithoutTokensStopsTheStartInsteadOfLeavingTheApisOpen() throws Exception {
+        Path empty = dir.resolve("empty-tokens");
+        Files.writeString(empty, "# nothing yet\n");
+        var e = assertThrows(IllegalArgumentException.class, () -> BearerTokens.load(empty.toString(), "", n -> null));
+        assertEquals("auth: no bearer token found in auth.bearer_tokens_file", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> BearerTokens.load("", "PIXY_TOKENS", n -> null));
+        assertEquals("auth.bearer_tokens_env: environment variable PIXY_TOKENS is not set", e.getMessage());
+    }
+
+    private static long end() {
+        return kafka.endOffsets(topic, 1).get(0);
+    }
+
+    private static HttpResponse<String> produce(String authorization, String value) {
+        HttpRequest.Builder rq = HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/messages?sync"))
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString(value));
+        if (authorization != null) {
+            rq.header("Authorization", authorization);
+        }
+        return pixy.send(rq);
+    }
+
+    private static KafkaPixyGrpc.KafkaPixyBlockingStub grpc(String authorization) {
+        KafkaPixyGrpc.KafkaPixyBlockingStub stub = pixy.grpc();
+        if (authorization == null) {
+            return stub;
+        }
+        Metadata headers = new Metadata();
+        headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), authorization);
+        return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+    }
+
+    private static ProdRq request(String value) {
+        return ProdRq.newBuilder().setTopic(topic).setMessage(ByteString.copyFromUtf8(value)).build();
+    }
+}
