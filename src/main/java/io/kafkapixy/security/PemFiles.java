@@ -70,7 +70,8 @@ public final class PemFiles {
             JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
             for (Object o = parser.readObject(); o != null; o = parser.readObject()) {
                 if (o instanceof PEMKeyPair pair) {
-                    return converter.getKeyPair(pair).getPrivate();
+                    // the private half only: SEC1 makes the public key optional
+                    return converter.getPrivateKey(pair.getPrivateKeyInfo());
                 }
                 if (o instanceof PrivateKeyInfo info) {
                     return converter.getPrivateKey(info);

@@ -9,12 +9,15 @@ import io.helidon.common.tls.Tls;
 import io.helidon.common.tls.TlsClientAuth;
 import io.helidon.common.tls.TlsConfig;
 import io.helidon.openapi.OpenApiFeature;
+import io.helidon.webserver.ErrorHandling;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.WebServerConfig;
 import io.helidon.webserver.accesslog.AccessLogFeature;
 import io.helidon.webserver.grpc.GrpcConfig;
 import io.helidon.webserver.grpc.GrpcReflectionFeature;
 import io.helidon.webserver.grpc.GrpcRouting;
+import io.helidon.http.DirectHandler;
+import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http2.Http2Config;
@@ -38,6 +41,7 @@ import io.kafkapixy.server.grpc.MaxMessageSize;
 import io.kafkapixy.server.grpc.TrimCallBuffers;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
+import io.kafkapixy.server.http.RestTransportErrors;
 import io.kafkapixy.server.http.RestRequestMetrics;
 import mailgun.kafkapixy.KafkaPixyProto;
 
@@ -74,6 +78,9 @@ public final class PixyServer implements AutoCloseable {
      * window under four frames selects its other strategy, which sends each consumed frame's own increment.
      */
     private static final int HTTP2_SIMPLE_WINDOW = 65_535;
+
+    /** Hands the HTTP parser's own message (e.g. headers too large) to {@link RestTransportErrors}. */
+    private static final ErrorHandling PARSER_MESSAGES = ErrorHandling.builder().includeEntity(true).build();
 
     private final WebServer server;
     private final boolean rest;
@@ -131,18 +138,23 @@ public final class PixyServer implements AutoCloseable {
             // Helidon 4.5's plain socket does not ask for client certificates (it drops the TLS client-auth
             // setting; ServerTlsTest catches it), so mutual TLS takes the NIO socket and its second buffer.
             boolean useNio = config.tls().clientAuth();
+            DirectHandlers transportErrors = DirectHandlers.builder()
+                    .addHandler(DirectHandler.EventType.BAD_REQUEST, new RestTransportErrors(limits.maxHeaderBytes()))
+                    .build();
             Http1Config http1 = Http1Config.builder().validatePrologue(false)
                     .maxHeadersSize(limits.maxHeaderBytes()).build();
             if (grpc) {
                 builder.putSocket(REST_SOCKET, socket -> {
                     socket.host(addr.host()).port(addr.port())
                             .routing(routing).addProtocol(http1).maxPayloadSize(maxPayload(config))
-                            .connectionOptions(NO_DELAY).useNio(useNio);
+                            .connectionOptions(NO_DELAY).useNio(useNio).directHandlers(transportErrors)
+                            .errorHandling(PARSER_MESSAGES);
                     tls.ifPresent(socket::tls);
                 });
             } else {
                 builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1)
-                        .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio);
+                        .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
+                        .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES);
                 tls.ifPresent(builder::tls);
             }
             builder.addFeature(ObserveFeature.builder()

@@ -17,7 +17,10 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.util.io.pem.PemObject;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
@@ -117,15 +120,27 @@ public final class TestCerts {
             Path certFile = dir.resolve(name + ".crt");
             Path keyFile = dir.resolve(name + ".key");
             Files.writeString(certFile, pem(cert));
-            Files.writeString(keyFile, format == KeyFormat.PKCS8_EC
-                    ? pem(new JcaPKCS8Generator(pair.getPrivate(), null).generate())
-                    : pem(pair.getPrivate()));
+            Files.writeString(keyFile, switch (format) {
+                case PKCS8_EC -> pem(new JcaPKCS8Generator(pair.getPrivate(), null).generate());
+                case SEC1_EC -> pem(sec1(pair));
+                case PKCS1_RSA -> pem(pair.getPrivate());
+            });
             return new Issued(cert, pair.getPrivate(), certFile, keyFile);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** SEC1 as OpenSSL writes it: the curve's OID and the public key inside. */
+    private static PemObject sec1(KeyPair pair) throws IOException {
+        var ec = (java.security.interfaces.ECPrivateKey) pair.getPrivate();
+        var curve = PrivateKeyInfo.getInstance(ec.getEncoded()).getPrivateKeyAlgorithm().getParameters();
+        var publicKey = SubjectPublicKeyInfo.getInstance(pair.getPublic().getEncoded()).getPublicKeyData();
+        var sec1 = new org.bouncycastle.asn1.sec.ECPrivateKey(ec.getParams().getOrder().bitLength(), ec.getS(),
+                publicKey, curve);
+        return new PemObject("EC PRIVATE KEY", sec1.getEncoded());
     }
 
     private static KeyPair keyPair(KeyFormat format) throws GeneralSecurityException {
