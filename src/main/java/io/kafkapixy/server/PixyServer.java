@@ -34,16 +34,18 @@ import io.kafkapixy.ops.HealthChecks;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.server.grpc.BoundedStatusDescriptions;
 import io.kafkapixy.server.grpc.GrpcApi;
 import io.kafkapixy.server.grpc.GrpcHealth;
 import io.kafkapixy.server.grpc.GrpcRequestMetrics;
 import io.kafkapixy.server.grpc.MaxMessageSize;
+import io.kafkapixy.server.grpc.StrictRequestParsing;
 import io.kafkapixy.server.grpc.TrimCallBuffers;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
 import io.kafkapixy.server.http.RestTransportErrors;
-import io.kafkapixy.server.http.RestRequestMetrics;
 import mailgun.kafkapixy.KafkaPixyProto;
+import io.kafkapixy.server.http.RestRequestMetrics;
 
 /**
  * One Helidon WebServer (virtual threads) with the REST API on {@code tcp_addr} and the gRPC API on
@@ -110,11 +112,12 @@ public final class PixyServer implements AutoCloseable {
         GrpcRouting.Builder grpcRouting = GrpcRouting.builder()
                 // outermost: it needs Helidon's own call object
                 .intercept(new TrimCallBuffers())
+                .intercept(new BoundedStatusDescriptions())
                 .intercept(new GrpcRequestMetrics(metrics, config.accessLog()));
         tokens.ifPresent(t -> grpcRouting.intercept(new GrpcBearerAuth(t)));
         grpcRouting.intercept(new MaxMessageSize(limits.grpcMaxRequestBytes()))
-                .service(KafkaPixyProto.getDescriptor(), new GrpcApi(proxies))
-                .service(HealthProto.getDescriptor(), new GrpcHealth(readiness));
+                .service(KafkaPixyProto.getDescriptor(), StrictRequestParsing.of(new GrpcApi(proxies)))
+                .service(HealthProto.getDescriptor(), StrictRequestParsing.of(new GrpcHealth(readiness)));
         // The original takes requests of at most 1 MiB (checked by MaxMessageSize, with its status code); the
         // transport reads up to twice that, so larger ones are cut off before they are buffered whole.
         GrpcConfig grpcProtocol = GrpcConfig.builder().maxReadBufferSize(2 * limits.grpcMaxRequestBytes()).build();

@@ -15,9 +15,14 @@ public final class RawHttp {
     }
 
     public static String exchange(int port, String request) {
+        return exchange(port, request.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The same with any bytes, e.g. ones that are not UTF-8. */
+    public static String exchange(int port, byte[] request) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+            socket.getOutputStream().write(request);
             socket.getOutputStream().flush();
             socket.shutdownOutput();
             return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -29,7 +29,11 @@ public final class MaxMessageSize implements ServerInterceptor {
 
             @Override
             public void onMessage(Q message) {
-                int size = message instanceof MessageLite m ? m.getSerializedSize() : 0;
+                int size = switch (message) {
+                    case byte[] b -> b.length;
+                    case MessageLite m -> m.getSerializedSize();
+                    default -> 0;
+                };
                 if (size > maxBytes) {
                     refused = true;
                     call.close(Status.RESOURCE_EXHAUSTED.withDescription(
