@@ -45,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the canary topic that most requests name grows by exactly the produce requests that were answered 200.
  *
  * <p>Once in several runs of the whole suite, Helidon 4.5's HTTP/2 layer closed the gRPC connection with a
- * PROTOCOL_ERROR GOAWAY in the middle of this test (never in 20 runs of it alone; README, Helidon
+ * PROTOCOL_ERROR GOAWAY in the middle of this test (never in 7 runs of it alone; README, Helidon
  * faults). Such a call, answered by the transport and not by the service, is sent again, at most twice per run; any
  * other INTERNAL fails the test.
  */
