@@ -91,6 +91,28 @@ class PemFilesTest {
     }
 
     @Test
+    void aConfigNamingUnusableFilesStopsTheStartWithTheClusterAndTheReason() {
+        String missing = dir.resolve("nope.pem").toString();
+        var p = io.kafkapixy.testing.RunningPixy.proxy("localhost:9092");
+        var k = p.kafka();
+        var config = io.kafkapixy.testing.RunningPixy.config("localhost:9092").withProxies(java.util.Map.of("default",
+                p.withKafka(new io.kafkapixy.config.KafkaConfig(k.seedPeers(), k.version(), true, missing, "", "",
+                        false))));
+
+        var e = assertThrows(io.kafkapixy.config.ConfigException.class,
+                () -> io.kafkapixy.config.ConfigLoader.checkSecurityFiles(config));
+
+        assertEquals("invalid config parameter: invalid config, cluster=default: invalid tls configuration: "
+                     + "\"kafka.ca_cert_file: open " + missing + ": no such file or directory\"", e.getMessage());
+        var tokens = config.withProxies(java.util.Map.of("default", p))
+                .withAuth(new io.kafkapixy.config.AuthConfig(missing, ""));
+        assertEquals("invalid config parameter: auth.bearer_tokens_file: cannot read " + missing
+                     + ": NoSuchFileException",
+                assertThrows(io.kafkapixy.config.ConfigException.class,
+                        () -> io.kafkapixy.config.ConfigLoader.checkSecurityFiles(tokens)).getMessage());
+    }
+
+    @Test
     void aClientCertificateIsUsedOnlyWhenItsKeyIsSetToo() {
         Issued a = certs.client(ca, "half", KeyFormat.PKCS8_EC);
 
