@@ -54,8 +54,12 @@ final class KafkaSettings {
         return s;
     }
 
-    /** A JAAS option value: double-quoted, with {@code \} and {@code "} escaped (Kafka's JaasConfig tokenizer). */
+    /**
+     * A JAAS option value: double-quoted, with {@code \}, {@code "} and line breaks escaped (Kafka's JaasConfig reads
+     * it with a StreamTokenizer, which ends a quoted string at a line break and turns these escapes back).
+     */
     static String jaasQuoted(String value) {
-        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n")
+                .replace("\r", "\\r") + "\"";
     }
 }

@@ -149,13 +149,15 @@ public final class PixyServer implements AutoCloseable {
             if (grpc) {
                 builder.putSocket(REST_SOCKET, socket -> {
                     socket.host(addr.host()).port(addr.port())
-                            .routing(routing).addProtocol(http1).maxPayloadSize(maxPayload(config))
+                            .routing(routing).addProtocol(http1).addProtocol(http2)
+                            .maxPayloadSize(maxPayload(config))
                             .connectionOptions(NO_DELAY).useNio(useNio).directHandlers(transportErrors)
                             .errorHandling(PARSER_MESSAGES);
                     tls.ifPresent(socket::tls);
                 });
             } else {
-                builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1)
+                // HTTP/2 too (h2c, or ALPN with TLS), with the same header limit
+                builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1).addProtocol(http2)
                         .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
                         .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES);
                 tls.ifPresent(builder::tls);

@@ -87,6 +87,21 @@ class BearerTokenTest {
     }
 
     @Test
+    void dotSegmentsAndMatrixParametersDoNotMakeAClosedRouteLookOpen() {
+        long before = end();
+        for (String path : java.util.List.of("/health/../topics/" + topic + "/messages?sync",
+                "/health/..;x/topics/" + topic + "/messages?sync", "/_ping/../topics/" + topic + "/messages?sync",
+                "/health/./../metrics")) {
+            String rs = io.kafkapixy.testing.RawHttp.exchange(pixy.restPort(), "POST " + path + " HTTP/1.1\r\n"
+                    + "Host: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nv");
+            int status = io.kafkapixy.testing.RawHttp.status(rs);
+            org.junit.jupiter.api.Assertions.assertTrue(status == 401 || status == 404 || status == 400,
+                    path + " -> " + rs);
+        }
+        assertEquals(before, end(), "nothing written without a token");
+    }
+
+    @Test
     void probesNeedNoToken() {
         assertEquals(200, pixy.get("/_ping").statusCode());
         assertEquals(200, pixy.get("/health/live").statusCode());

@@ -179,6 +179,38 @@ class MalformedRequestsTest {
         assertEquals(endBefore + producedToCanary, end(), "only the produce calls answered OK wrote");
     }
 
+    @Test
+    void aUnaryCallWithTwoMessagesIsRefusedAndWritesNothing() throws Exception {
+        long before = end();
+        io.grpc.MethodDescriptor<byte[], byte[]> streaming = io.grpc.MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodType.CLIENT_STREAMING)
+                .setFullMethodName(io.grpc.MethodDescriptor.generateFullMethodName("KafkaPixy", "Produce"))
+                .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+        byte[] valid = ProdRq.newBuilder().setTopic(canary).setMessage(ByteString.copyFromUtf8("twice")).build()
+                .toByteArray();
+        for (byte[] second : List.of(valid, new byte[] {0x12, (byte) 0xFF})) {
+            var call = pixy.channel().newCall(streaming, CallOptions.DEFAULT.withDeadlineAfter(60, TimeUnit.SECONDS));
+            var response = new java.util.concurrent.CompletableFuture<Status>();
+            call.start(new io.grpc.ClientCall.Listener<>() {
+                @Override
+                public void onClose(Status status, io.grpc.Metadata trailers) {
+                    response.complete(status);
+                }
+            }, new io.grpc.Metadata());
+            call.request(1);
+            call.sendMessage(valid);
+            call.sendMessage(second);
+            call.halfClose();
+
+            Status status = response.get(60, TimeUnit.SECONDS);
+
+            assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode(), status.toString());
+            assertEquals("invalid request: more than one message on a unary call", status.getDescription());
+        }
+        assertEquals(before, end());
+        assertEquals(200, pixy.get("/_ping").statusCode());
+    }
+
     private static List<RestRoute> routes() {
         RestApi api = new RestApi(null);
         api.register(HttpRouting.builder());

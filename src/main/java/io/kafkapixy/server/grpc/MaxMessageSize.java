@@ -29,6 +29,9 @@ public final class MaxMessageSize implements ServerInterceptor {
 
             @Override
             public void onMessage(Q message) {
+                if (refused) {
+                    return;
+                }
                 int size = switch (message) {
                     case byte[] b -> b.length;
                     case MessageLite m -> m.getSerializedSize();

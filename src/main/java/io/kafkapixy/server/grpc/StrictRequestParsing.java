@@ -59,9 +59,20 @@ public final class StrictRequestParsing {
             ServerCall.Listener<Q> inner = typed.getServerCallHandler().startCall(new Typed<>(call, method), headers);
             return new ServerCall.Listener<>() {
                 private boolean refused;
+                private boolean received;
 
                 @Override
                 public void onMessage(byte[] message) {
+                    if (refused) {
+                        return;
+                    }
+                    if (received && method.getType().clientSendsOneMessage()) {
+                        refused = true;
+                        call.close(Status.INVALID_ARGUMENT.withDescription(
+                                "invalid request: more than one message on a unary call"), new Metadata());
+                        return;
+                    }
+                    received = true;
                     Q request;
                     try {
                         request = method.parseRequest(new ByteArrayInputStream(message));
