@@ -34,8 +34,4 @@ public final class ParkedLimit {
         }
         return slots::release;
     }
-
-    public int waiting() {
-        return max - slots.availablePermits();
-    }
 }

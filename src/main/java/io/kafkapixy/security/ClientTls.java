@@ -42,7 +42,7 @@ public record ClientTls(List<X509Certificate> trusted, Optional<PrivateKey> key,
             try {
                 trusted = PemFiles.certificates(Path.of(caFile));
             } catch (PemFiles.PemException e) {
-                throw invalid(e.getMessage().startsWith("open ")
+                throw ServerTls.invalid(e.getMessage().startsWith("open ")
                         ? "kafka.ca_cert_file: " + e.getMessage()
                         : "kafka.ca_cert_file does not appear to be a valid CA certificate");
             }
@@ -53,19 +53,19 @@ public record ClientTls(List<X509Certificate> trusted, Optional<PrivateKey> key,
             try {
                 chain = PemFiles.certificates(Path.of(certFile));
             } catch (PemFiles.PemException e) {
-                throw invalid("kafka.client_cert_file: " + e.getMessage());
+                throw ServerTls.invalid("kafka.client_cert_file: " + e.getMessage());
             }
             PrivateKey k;
             try {
                 k = PemFiles.privateKey(Path.of(keyFile));
             } catch (PemFiles.PemException e) {
-                throw invalid("kafka.client_cert_key_file: " + e.getMessage());
+                throw ServerTls.invalid("kafka.client_cert_key_file: " + e.getMessage());
             }
             try {
                 PemFiles.checkPair(chain.getFirst(), k, Path.of(certFile), Path.of(keyFile));
             } catch (PemFiles.PemException e) {
-                throw invalid("kafka.client_cert_file and kafka.client_cert_key_file are not a valid certificate "
-                              + "pair");
+                throw ServerTls.invalid("kafka.client_cert_file and kafka.client_cert_key_file are not a valid "
+                                        + "certificate pair");
             }
             key = Optional.of(k);
         }
@@ -78,10 +78,6 @@ public record ClientTls(List<X509Certificate> trusted, Optional<PrivateKey> key,
         return "ClientTls[trusted=" + trusted.size() + " CA certificate(s), client certificate="
                + (key.isPresent() ? chain.getFirst().getSubjectX500Principal().getName() : "none")
                + ", insecure=" + insecure + "]";
-    }
-
-    private static IllegalArgumentException invalid(String detail) {
-        return new IllegalArgumentException("invalid tls configuration: \"" + detail + "\"");
     }
 
     /** A context for client connections: our certificate if any, the trusted CAs (all, when insecure). */

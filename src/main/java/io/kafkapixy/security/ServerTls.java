@@ -51,6 +51,7 @@ public record ServerTls(PrivateKey key, List<X509Certificate> chain, List<X509Ce
         return new ServerTls(key, chain, cas);
     }
 
+    /** The original's wording for a TLS file it cannot use, for the server's files and Kafka's alike. */
     static IllegalArgumentException invalid(String detail) {
         return new IllegalArgumentException("invalid tls configuration: \"" + detail + "\"");
     }

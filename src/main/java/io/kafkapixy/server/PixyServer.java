@@ -8,6 +8,7 @@ import io.helidon.common.socket.SocketOptions;
 import io.helidon.common.tls.Tls;
 import io.helidon.common.tls.TlsClientAuth;
 import io.helidon.common.tls.TlsConfig;
+import io.helidon.http.DirectHandler;
 import io.helidon.openapi.OpenApiFeature;
 import io.helidon.webserver.ErrorHandling;
 import io.helidon.webserver.WebServer;
@@ -16,7 +17,6 @@ import io.helidon.webserver.accesslog.AccessLogFeature;
 import io.helidon.webserver.grpc.GrpcConfig;
 import io.helidon.webserver.grpc.GrpcReflectionFeature;
 import io.helidon.webserver.grpc.GrpcRouting;
-import io.helidon.http.DirectHandler;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
@@ -27,15 +27,15 @@ import io.helidon.webserver.observe.metrics.MetricsObserver;
 import io.kafkapixy.config.LimitsConfig;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ServerTlsConfig;
-import io.kafkapixy.security.BearerTokens;
-import io.kafkapixy.security.ServerTls;
-import io.kafkapixy.server.grpc.GrpcBearerAuth;
 import io.kafkapixy.ops.HealthChecks;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.ServerTls;
 import io.kafkapixy.server.grpc.BoundedStatusDescriptions;
 import io.kafkapixy.server.grpc.GrpcApi;
+import io.kafkapixy.server.grpc.GrpcBearerAuth;
 import io.kafkapixy.server.grpc.GrpcHealth;
 import io.kafkapixy.server.grpc.GrpcRequestMetrics;
 import io.kafkapixy.server.grpc.MaxMessageSize;
@@ -43,16 +43,17 @@ import io.kafkapixy.server.grpc.StrictRequestParsing;
 import io.kafkapixy.server.grpc.TrimCallBuffers;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
+import io.kafkapixy.server.http.RestRequestMetrics;
 import io.kafkapixy.server.http.RestTransportErrors;
 import mailgun.kafkapixy.KafkaPixyProto;
-import io.kafkapixy.server.http.RestRequestMetrics;
 
 /**
  * One Helidon WebServer (virtual threads) with the REST API on {@code tcp_addr} and the gRPC API on
  * {@code grpc_addr}, each its own socket; an empty address leaves that API out. Next to the REST API: Prometheus
  * {@code /metrics}, {@code /health/live} and {@code /health/ready}, and the OpenAPI document at {@code /openapi}.
- * Next to the gRPC API: {@code grpc.health.v1.Health} and server reflection. Transports only; the {@link ProxySet}
- * is owned by the caller and must outlive the server.
+ * Next to the gRPC API: {@code grpc.health.v1.Health} and server reflection. Both sockets share the optional TLS
+ * ({@code tls.*}), bearer tokens ({@code auth.*}) and {@code limits}. Transports only; the {@link ProxySet} is owned
+ * by the caller and must outlive the server.
  */
 public final class PixyServer implements AutoCloseable {
 
@@ -146,6 +147,7 @@ public final class PixyServer implements AutoCloseable {
                     .build();
             Http1Config http1 = Http1Config.builder().validatePrologue(false)
                     .maxHeadersSize(limits.maxHeaderBytes()).build();
+            // HTTP/2 too (h2c, or ALPN with TLS), with the same header limit as the gRPC socket's
             if (grpc) {
                 builder.putSocket(REST_SOCKET, socket -> {
                     socket.host(addr.host()).port(addr.port())
@@ -156,7 +158,6 @@ public final class PixyServer implements AutoCloseable {
                     tls.ifPresent(socket::tls);
                 });
             } else {
-                // HTTP/2 too (h2c, or ALPN with TLS), with the same header limit
                 builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1).addProtocol(http2)
                         .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
                         .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES);
