@@ -1,8 +1,5 @@
 package io.kafkapixy;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,8 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -24,6 +19,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kafkapixy.testing.JsonBodies;
+import io.kafkapixy.testing.PixyProcess;
 import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonObject;
 import mailgun.kafkapixy.KafkaPixyGrpc;
@@ -51,15 +47,15 @@ class PackagedJarIT {
 
     @Test
     void theQuickStartCommandServesRestAndGrpcOnAnEmbeddedBroker(@TempDir Path dir) throws Exception {
-        int rest = freePort();
-        int grpc = freePort();
+        int rest = PixyProcess.freePort();
+        int grpc = PixyProcess.freePort();
         Path pidFile = dir.resolve("pid");
         Path log = dir.resolve("out.log");
-        Process process = launch(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest, "-grpcAddr",
+        PixyProcess process = PixyProcess.launch(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest, "-grpcAddr",
                 "127.0.0.1:" + grpc, "-pidFile", pidFile.toString());
         try {
-            awaitPing(process, rest, log);
-            assertEquals(Long.toString(process.pid()), Files.readString(pidFile));
+            process.awaitPing(rest);
+            assertEquals(Long.toString(process.process().pid()), Files.readString(pidFile));
             Matcher m = EMBEDDED.matcher(Files.readString(log));
             assertTrue(m.find(), "the log names the embedded broker");
             String bootstrap = m.group(1);
@@ -73,7 +69,7 @@ class PackagedJarIT {
             assertArrayEquals(bytes("via grpc"), read(bootstrap, "quick", grpcRs.getPartition(),
                     grpcRs.getOffset()).value());
         } finally {
-            stop(process);
+            process.close();
         }
         assertTrue(Files.readString(log).contains("Stopped"), "SIGTERM stops the proxy cleanly");
     }
@@ -82,8 +78,8 @@ class PackagedJarIT {
     void theOriginalsConfigFileAndFlagsStartTheProxyOnTheNamedBrokers(@TempDir Path dir) throws Exception {
         TestKafka kafka = TestKafka.get();
         String topic = kafka.createTopic(TestKafka.uniqueTopic("jar"), 4);
-        int rest = freePort();
-        int grpc = freePort();
+        int rest = PixyProcess.freePort();
+        int grpc = PixyProcess.freePort();
         Path config = dir.resolve("kafka-pixy.yaml");
         Files.writeString(config, """
                 grpc_addr: 127.0.0.1:1
@@ -99,9 +95,9 @@ class PackagedJarIT {
                       seed_peers: [%s]
                 """.formatted(rest, kafka.bootstrap(), kafka.bootstrap()));
         Path log = dir.resolve("out.log");
-        Process process = launch(log, "-config", config.toString(), "--grpcAddr=127.0.0.1:" + grpc);
+        PixyProcess process = PixyProcess.launch(log, "-config", config.toString(), "--grpcAddr=127.0.0.1:" + grpc);
         try {
-            awaitPing(process, rest, log);
+            process.awaitPing(rest);
             assertTrue(!Files.readString(log).contains("Embedded Kafka broker started"));
 
             JsonObject viaDefault = JsonBodies.object(post(rest, "/topics/" + topic + "/messages?key=foo&sync", "a"));
@@ -115,7 +111,7 @@ class PackagedJarIT {
             assertEquals(1, rs.getPartition());
             assertArrayEquals(bytes("c"), kafka.read(topic, 1, rs.getOffset()).value());
         } finally {
-            stop(process);
+            process.close();
         }
     }
 
@@ -124,10 +120,10 @@ class PackagedJarIT {
         Path config = dir.resolve("bad.yaml");
         Files.writeString(config, "proxies:\n  a:\n    producer:\n      retry_max: 0\n");
         Path log = dir.resolve("out.log");
-        Process process = launch(log, "-config", config.toString());
+        PixyProcess process = PixyProcess.launch(log, "-config", config.toString());
 
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(1, process.exitValue());
+        assertTrue(process.process().waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.process().exitValue());
         assertTrue(Files.readString(log).contains("Failed to load config: err=(invalid config parameter: "
                 + "invalid config, cluster=a: producer.retry_max must be > 0)"), Files.readString(log));
     }
@@ -137,45 +133,12 @@ class PackagedJarIT {
         Path config = dir.resolve("real.yaml");
         Files.writeString(config, "proxies:\n  a:\n    kafka:\n      seed_peers: [kafka-1:9092]\n");
         Path log = dir.resolve("out.log");
-        Process process = launch(log, "-embeddedKafka", "-config", config.toString());
+        PixyProcess process = PixyProcess.launch(log, "-embeddedKafka", "-config", config.toString());
 
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(1, process.exitValue());
+        assertTrue(process.process().waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.process().exitValue());
         assertTrue(Files.readString(log).contains("-embeddedKafka cannot be combined with -config"),
                 Files.readString(log));
-    }
-
-    private static Process launch(Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
-        command.add("-Xmx512m");
-        command.add("-jar");
-        command.add(System.getProperty("pixy.jar", "target/kafka-pixy.jar"));
-        command.addAll(Arrays.asList(args));
-        command.removeIf(String::isEmpty);
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
-    private static void awaitPing(Process process, int port, Path log) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("the proxy exited: " + Files.readString(log));
-            }
-            try {
-                HttpResponse<String> rs = client.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/_ping")).build(), HttpResponse.BodyHandlers.ofString());
-                if (rs.statusCode() == 200 && rs.body().equals("pong")) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("the proxy did not answer /_ping: " + Files.readString(log));
     }
 
     private static String post(int port, String pathAndQuery, String body) throws Exception {
@@ -213,21 +176,6 @@ class PackagedJarIT {
                 }
             }
             throw new AssertionError("no record at " + tp + "@" + offset);
-        }
-    }
-
-    private static void stop(Process process) throws InterruptedException {
-        process.destroy();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -94,6 +94,14 @@ final class Report {
             return this;
         }
 
+        /** The proxy's CPU time per message over the measured window (design.md §4.2), NaN when not measured. */
+        double proxyMicrosPerMessage() {
+            if (cpu == null || Double.isNaN(cpu.proxyCores()) || Double.isNaN(rate) || rate <= 0) {
+                return Double.NaN;
+            }
+            return cpu.proxyCores() * 1e6 / rate;
+        }
+
         double p(double percentile) {
             return latency == null ? Double.NaN : latency.millis(percentile);
         }
@@ -137,8 +145,9 @@ final class Report {
     }
 
     void printTable(PrintStream out) {
-        String format = "%-40s %10s %8s %8s %9s %11s  %-34s %s%n";
-        out.printf(format, "run", "msgs/s", "p50 ms", "p99 ms", "p99.9 ms", "CPU pxy/bch", "vs baseline", "notes");
+        String format = "%-40s %10s %8s %8s %9s %11s %9s  %-34s %s%n";
+        out.printf(format, "run", "msgs/s", "p50 ms", "p99 ms", "p99.9 ms", "CPU pxy/bch", "µs pxy/msg", "vs baseline",
+                "notes");
         String scenario = null;
         for (Row r : rows) {
             if (!r.scenario.equals(scenario)) {
@@ -146,11 +155,12 @@ final class Report {
                 out.println(scenario);
             }
             if (r.error != null) {
-                out.printf(format, "  " + r.label, "-", "-", "-", "-", "", "", "FAILED: " + r.error);
+                out.printf(format, "  " + r.label, "-", "-", "-", "-", "", "", "", "FAILED: " + r.error);
                 continue;
             }
             out.printf(format, "  " + r.label, Double.isNaN(r.rate) ? "" : String.format("%,.0f", r.rate),
-                    ms(r.p(50)), ms(r.p(99)), ms(r.p(99.9)), cores(r.cpu), versus(r).orElse(""),
+                    ms(r.p(50)), ms(r.p(99)), ms(r.p(99.9)), cores(r.cpu), micros(r.proxyMicrosPerMessage()),
+                    versus(r).orElse(""),
                     String.join("; ", r.notes));
         }
     }
@@ -166,6 +176,10 @@ final class Report {
         }
         return (Double.isNaN(cpu.proxyCores()) ? "n/a" : String.format("%.2f", cpu.proxyCores())) + "/"
                + (Double.isNaN(cpu.benchCores()) ? "n/a" : String.format("%.2f", cpu.benchCores()));
+    }
+
+    private static String micros(double v) {
+        return Double.isNaN(v) ? "" : String.format("%.0f", v);
     }
 
     private static String ms(double v) {
@@ -211,6 +225,7 @@ final class Report {
             if (r.cpu != null) {
                 o.add("cpuCores", Json.createObjectBuilder().add("proxy", number(r.cpu.proxyCores()))
                         .add("benchJvm", number(r.cpu.benchCores())));
+                o.add("proxyCpuMicrosPerMessage", number(r.proxyMicrosPerMessage()));
             }
             if (!r.notes.isEmpty()) {
                 JsonArrayBuilder notes = Json.createArrayBuilder();

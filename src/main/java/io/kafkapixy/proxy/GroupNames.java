@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 import io.kafkapixy.errors.PixyException;
 
 /**
- * Rejects consumer group names Kafka cannot take, before any Kafka call (design.md §2; the original accepts an
+ * Rejects consumer group names Kafka cannot take, or that contain control characters, before any Kafka call (design.md §2; the original accepts an
  * empty group and then loops on ZooKeeper errors, its issue #110).
  */
 public final class GroupNames {
@@ -23,6 +23,13 @@ public final class GroupNames {
         }
         if (group.getBytes(StandardCharsets.UTF_8).length > MAX_BYTES) {
             throw PixyException.badRequest("consumer group must not be longer than " + MAX_BYTES + " bytes");
+        }
+        // a NUL or a line break in a group id breaks ZooKeeper paths, log lines and metric labels alike
+        for (int i = 0; i < group.length(); i++) {
+            char c = group.charAt(i);
+            if (c < 0x20 || c == 0x7F) {
+                throw PixyException.badRequest("consumer group must not contain control characters");
+            }
         }
     }
 }

@@ -1,9 +1,16 @@
 package io.kafkapixy.security;
 
+import java.io.IOException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
+
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManager;
 
 /**
  * What both API servers present and, for mutual TLS, which CAs their clients' certificates must come from: the
@@ -54,6 +61,30 @@ public record ServerTls(PrivateKey key, List<X509Certificate> chain, List<X509Ce
     /** The original's wording for a TLS file it cannot use, for the server's files and Kafka's alike. */
     static IllegalArgumentException invalid(String detail) {
         return new IllegalArgumentException("invalid tls configuration: \"" + detail + "\"");
+    }
+
+    /** Key managers presenting {@link #key} with {@link #chain}. */
+    public KeyManager[] keyManagers() {
+        try {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(null, null);
+            char[] password = new char[0];
+            ks.setKeyEntry("server", key, password, chain.toArray(X509Certificate[]::new));
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, password);
+            return kmf.getKeyManagers();
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("cannot use the server's TLS key: " + e.getMessage(), e);
+        }
+    }
+
+    /** Trust managers for client certificates from {@link #clientCas} (the JDK's PKIX checks). */
+    public TrustManager[] trustManagers() {
+        try {
+            return ClientTls.trustManagers(clientCas);
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("cannot use tls.client_ca_path: " + e.getMessage(), e);
+        }
     }
 
     /** Never the key itself. */

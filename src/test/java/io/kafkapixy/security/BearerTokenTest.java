@@ -15,6 +15,7 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.stub.MetadataUtils;
 import io.kafkapixy.config.AuthConfig;
+import io.kafkapixy.testing.RawHttp2;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
 import mailgun.kafkapixy.KafkaPixyGrpc;
@@ -128,6 +129,35 @@ class BearerTokenTest {
         }
         assertEquals(before + 1, end());
         assertEquals("grpc-ok", new String(kafka.read(topic, 0, before).value(), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The refusal races the request's message: the interceptor closes the call while the message may still be on
+     * its way. Both orders, forced with raw frames: the refusal must be the call's own status, and the connection
+     * must go on serving. (Helidon's server once answered INTERNAL here.)
+     */
+    @Test
+    void aRefusedCallGetsItsOwnStatusWhetherItsMessageComesBeforeOrAfterTheRefusal() {
+        long before = end();
+        byte[] message = RawHttp2.grpcMessage(false, request("raced").toByteArray());
+        try (RawHttp2 h2 = RawHttp2.connect(pixy.app().server().grpcPort().orElseThrow())) {
+            int afterRefusal = h2.newStream();
+            h2.headers(afterRefusal, h2.grpcHeaders("/KafkaPixy/Produce"), false);
+            RawHttp2.Answer refusedFirst = h2.await(afterRefusal, java.time.Duration.ofSeconds(5));
+            h2.data(afterRefusal, message, true); // the message arrives after the call was closed
+
+            RawHttp2.Answer messageFirst = h2.call("/KafkaPixy/Produce", message, java.time.Duration.ofSeconds(5),
+                    "authorization", "Bearer wrong");
+            RawHttp2.Answer allowed = h2.call("/KafkaPixy/Produce", message, java.time.Duration.ofSeconds(30),
+                    "authorization", "Bearer first-token");
+
+            for (RawHttp2.Answer refused : java.util.List.of(refusedFirst, messageFirst)) {
+                assertEquals(Status.Code.UNAUTHENTICATED.value(), refused.grpcStatus(), refused.toString());
+                assertEquals("unauthenticated", refused.grpcMessage());
+            }
+            assertEquals(0, allowed.grpcStatus(), "the connection still serves: " + allowed);
+        }
+        assertEquals(before + 1, end(), "only the allowed call wrote");
     }
 
     @Test

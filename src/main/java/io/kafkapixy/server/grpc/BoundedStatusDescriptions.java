@@ -8,12 +8,11 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 
 /**
- * Cuts status descriptions that would not fit one HPACK table entry. An error text can carry request data (Kafka's
- * "topic name is illegal" quotes the whole name, up to the 1 MiB request limit); Helidon 4.5's HPACK encoder loops
- * forever on a header larger than its 4 KiB dynamic table, holding the connection's write lock, so one such error
- * froze every call on the connection. Found by {@code MalformedRequestsTest}.
+ * Cuts status descriptions that would not fit a client's limit on response metadata. An error text can carry request
+ * data (Kafka's "topic name is illegal" quotes the whole name, up to the 1 MiB request limit), and clients refuse
+ * trailers over their limit (grpc-java's 8 KiB by default) with an error of their own instead of the status.
  */
-public final class BoundedStatusDescriptions implements ServerInterceptor {
+final class BoundedStatusDescriptions implements ServerInterceptor {
 
     /** grpc-message percent-encodes anything but printable ASCII: 3 bytes per UTF-8 byte, up to 4 per char. */
     static final int MAX_ENCODED_BYTES = 3000;

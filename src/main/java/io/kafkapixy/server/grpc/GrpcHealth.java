@@ -3,6 +3,7 @@ package io.kafkapixy.server.grpc;
 import java.time.Duration;
 import java.util.Set;
 
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
@@ -39,14 +40,19 @@ public final class GrpcHealth extends HealthGrpc.HealthImplBase {
         response.onCompleted();
     }
 
-    /** Sends the status now and again whenever it changes, checked every {@link #WATCH_INTERVAL}, until cancelled. */
+    /**
+     * Sends the status now and again whenever it changes, checked every {@link #WATCH_INTERVAL}, until cancelled.
+     * The call's {@link Context} tells of the cancellation at once; the call itself only after this method returns,
+     * since grpc-java delivers a call's events one at a time.
+     */
     @Override
     public void watch(HealthCheckRequest request, StreamObserver<HealthCheckResponse> response) {
         ServerCallStreamObserver<HealthCheckResponse> call = (ServerCallStreamObserver<HealthCheckResponse>) response;
         boolean known = SERVICES.contains(request.getService());
         ServingStatus last = null;
         try {
-            while (!call.isCancelled()) {
+            Context context = Context.current();
+            while (!call.isCancelled() && !context.isCancelled()) {
                 ServingStatus now = known ? status() : ServingStatus.SERVICE_UNKNOWN;
                 if (now != last) {
                     call.onNext(HealthCheckResponse.newBuilder().setStatus(now).build());

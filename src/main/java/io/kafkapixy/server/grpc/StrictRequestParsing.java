@@ -1,12 +1,8 @@
 package io.kafkapixy.server.grpc;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 import io.grpc.Attributes;
-import io.grpc.BindableService;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -15,74 +11,75 @@ import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 
 /**
- * A service whose request messages are parsed here, not by the transport: a message that is not valid protobuf
- * (truncated, wrong wire types, bad UTF-8 in a string) ends its call with INVALID_ARGUMENT. Helidon 4.5 parses
- * requests itself and, when that fails, logs the error and never answers, so such a call hung until the client's
- * deadline (forever without one). Found by {@code MalformedRequestsTest}.
- *
- * <p>Interceptors see the request as the raw {@code byte[]} it arrived as.
+ * A service whose request messages are parsed here, not by grpc-java's server call: a message that is not valid
+ * protobuf (truncated, wrong wire types, bad UTF-8 in a string) ends its call with INVALID_ARGUMENT and the parser's
+ * own words, where grpc-java would answer a generic error, and a second message on a unary call gets
+ * INVALID_ARGUMENT where grpc-java answers INTERNAL. Messages are parsed straight from the transport's stream.
  */
-public final class StrictRequestParsing {
+final class StrictRequestParsing {
 
     private StrictRequestParsing() {
     }
 
-    /** The same service, taking its requests as bytes and parsing them as its own method descriptors say. */
-    public static BindableService of(BindableService service) {
-        return () -> of(service.bindService());
+    /** A request as the transport delivered it: parsed, or refused with the parser's reason. */
+    private sealed interface Parsed<Q> {
     }
 
+    private record Message<Q>(Q message) implements Parsed<Q> {
+    }
+
+    private record Refused<Q>(Status status) implements Parsed<Q> {
+    }
+
+    /** The same service, parsing its requests as its own method descriptors say. */
     static ServerServiceDefinition of(ServerServiceDefinition service) {
         ServiceDescriptor original = service.getServiceDescriptor();
         ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(original.getName())
                 .setSchemaDescriptor(original.getSchemaDescriptor());
-        ServerServiceDefinition.Builder definition = null;
-        java.util.List<ServerMethodDefinition<byte[], ?>> methods = new java.util.ArrayList<>();
+        java.util.List<ServerMethodDefinition<?, ?>> methods = new java.util.ArrayList<>();
         for (ServerMethodDefinition<?, ?> m : service.getMethods()) {
-            ServerMethodDefinition<byte[], ?> raw = raw(m);
-            methods.add(raw);
-            descriptor.addMethod(raw.getMethodDescriptor());
+            ServerMethodDefinition<?, ?> strict = strict(m);
+            methods.add(strict);
+            descriptor.addMethod(strict.getMethodDescriptor());
         }
-        definition = ServerServiceDefinition.builder(descriptor.build());
-        for (ServerMethodDefinition<byte[], ?> m : methods) {
-            definition.addMethod(m);
-        }
+        ServerServiceDefinition.Builder definition = ServerServiceDefinition.builder(descriptor.build());
+        methods.forEach(definition::addMethod);
         return definition.build();
     }
 
-    private static <Q, R> ServerMethodDefinition<byte[], R> raw(ServerMethodDefinition<Q, R> typed) {
+    private static <Q, R> ServerMethodDefinition<Parsed<Q>, R> strict(ServerMethodDefinition<Q, R> typed) {
         MethodDescriptor<Q, R> method = typed.getMethodDescriptor();
-        MethodDescriptor<byte[], R> bytes = method.toBuilder(BYTES, method.getResponseMarshaller()).build();
-        ServerCallHandler<byte[], R> handler = (call, headers) -> {
+        MethodDescriptor<Parsed<Q>, R> lenient = method.toBuilder(marshaller(method), method.getResponseMarshaller())
+                .build();
+        ServerCallHandler<Parsed<Q>, R> handler = (call, headers) -> {
             ServerCall.Listener<Q> inner = typed.getServerCallHandler().startCall(new Typed<>(call, method), headers);
             return new ServerCall.Listener<>() {
                 private boolean refused;
                 private boolean received;
 
                 @Override
-                public void onMessage(byte[] message) {
+                public void onMessage(Parsed<Q> message) {
                     if (refused) {
                         return;
                     }
                     if (received && method.getType().clientSendsOneMessage()) {
-                        refused = true;
-                        call.close(Status.INVALID_ARGUMENT.withDescription(
-                                "invalid request: more than one message on a unary call"), new Metadata());
+                        refuse(Status.INVALID_ARGUMENT.withDescription(
+                                "invalid request: more than one message on a unary call"));
                         return;
                     }
                     received = true;
-                    Q request;
-                    try {
-                        request = method.parseRequest(new ByteArrayInputStream(message));
-                    } catch (RuntimeException e) {
-                        refused = true;
-                        call.close(Status.INVALID_ARGUMENT.withDescription("invalid request message: "
-                                                                          + reason(e)), new Metadata());
-                        return;
+                    switch (message) {
+                        case Message<Q> m -> inner.onMessage(m.message());
+                        case Refused<Q> r -> refuse(r.status());
                     }
-                    inner.onMessage(request);
+                }
+
+                private void refuse(Status status) {
+                    refused = true;
+                    call.close(status, new Metadata());
                 }
 
                 @Override
@@ -108,7 +105,38 @@ public final class StrictRequestParsing {
                 }
             };
         };
-        return ServerMethodDefinition.create(bytes, handler);
+        return ServerMethodDefinition.create(lenient, handler);
+    }
+
+    private static <Q> MethodDescriptor.Marshaller<Parsed<Q>> marshaller(MethodDescriptor<Q, ?> method) {
+        return new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(Parsed<Q> value) {
+                if (value instanceof Message<Q> m) {
+                    return method.streamRequest(m.message());
+                }
+                throw new IllegalArgumentException("a refused request is never sent");
+            }
+
+            @Override
+            public Parsed<Q> parse(InputStream stream) {
+                try {
+                    return new Message<>(method.parseRequest(stream));
+                } catch (StatusRuntimeException e) {
+                    // a message that grows past the size limit as it is decompressed
+                    if (e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED) {
+                        return new Refused<>(e.getStatus());
+                    }
+                    return new Refused<>(invalid(e));
+                } catch (RuntimeException e) {
+                    return new Refused<>(invalid(e));
+                }
+            }
+        };
+    }
+
+    private static Status invalid(Throwable e) {
+        return Status.INVALID_ARGUMENT.withDescription("invalid request message: " + reason(e));
     }
 
     /** The protobuf parser's own words, e.g. "Protocol message had invalid UTF-8.". */
@@ -120,28 +148,12 @@ public final class StrictRequestParsing {
         return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     }
 
-    static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
-    /** The call as the typed handler expects it: everything goes to the transport's byte call. */
+    /** The call as the typed handler expects it: everything goes to the transport's call. */
     private static final class Typed<Q, R> extends ServerCall<Q, R> {
-        private final ServerCall<byte[], R> call;
+        private final ServerCall<Parsed<Q>, R> call;
         private final MethodDescriptor<Q, R> method;
 
-        Typed(ServerCall<byte[], R> call, MethodDescriptor<Q, R> method) {
+        Typed(ServerCall<Parsed<Q>, R> call, MethodDescriptor<Q, R> method) {
             this.call = call;
             this.method = method;
         }

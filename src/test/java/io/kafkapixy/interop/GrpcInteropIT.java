@@ -1,0 +1,266 @@
+package io.kafkapixy.interop;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.kafkapixy.testing.JsonBodies;
+import io.kafkapixy.testing.PixyProcess;
+import io.kafkapixy.testing.TestCerts;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gRPC API as users' clients see it: the same scenario ({@code src/test/interop/README.md}) from Python and Ruby
+ * (both on gRPC C-core), Go and Node, against the packaged jar in its own process, in plaintext and, for Python and
+ * Go, over TLS. What landed and what was committed is read back with plain kafka-clients.
+ *
+ * <p>A client whose toolchain is not installed is skipped, with the reason in {@code target/interop/skipped.txt}
+ * ({@code ./test.sh} prints it); with {@code -Dinterop.required=true} (CI) it fails the run instead.
+ */
+class GrpcInteropIT {
+
+    private static final boolean REQUIRED = Boolean.getBoolean("interop.required");
+    private static final Path WORK = Path.of("target/interop");
+    private static final Path SKIPPED = WORK.resolve("skipped.txt");
+    private static final Duration CLIENT_TIMEOUT = Duration.ofMinutes(2);
+    private static final PythonClient PYTHON = new PythonClient();
+    private static final GoClient GO = new GoClient();
+    /** Prepared once per stack: empty when ready, else why not. */
+    private static final Map<String, Optional<String>> PREPARED = new ConcurrentHashMap<>();
+
+    private static TestKafka kafka;
+    private static PixyProcess plain;
+    private static PixyProcess tls;
+    private static int plainGrpc;
+    private static int tlsGrpc;
+    private static Path ca;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Files.createDirectories(WORK);
+        kafka = TestKafka.get();
+        plainGrpc = PixyProcess.freePort();
+        int plainRest = PixyProcess.freePort();
+        Path plainConfig = WORK.resolve("plain.yaml");
+        Files.writeString(plainConfig, config(plainGrpc, "127.0.0.1:" + plainRest, ""));
+        plain = PixyProcess.launch(WORK.resolve("plain.log"), "-config", plainConfig.toString());
+
+        TestCerts certs = new TestCerts(Files.createDirectories(WORK.resolve("tls")));
+        TestCerts.Issued authority = certs.ca("interop-ca");
+        TestCerts.Issued server = certs.server(authority, "interop-server");
+        ca = authority.certFile().toAbsolutePath();
+        tlsGrpc = PixyProcess.freePort();
+        int tlsRest = PixyProcess.freePort();
+        Path tlsConfig = WORK.resolve("tls.yaml");
+        Files.writeString(tlsConfig, config(tlsGrpc, "127.0.0.1:" + tlsRest, """
+                tls:
+                  certificate_path: %s
+                  key_path: %s
+                """.formatted(server.certFile().toAbsolutePath(), server.keyFile().toAbsolutePath())));
+        tls = PixyProcess.launch(WORK.resolve("tls.log"), "-config", tlsConfig.toString());
+
+        plain.awaitPing(plainRest);
+        tls.awaitLog("Kafka-Pixy started");
+    }
+
+    private static String config(int grpc, String rest, String more) {
+        return """
+                grpc_addr: 127.0.0.1:%d
+                tcp_addr: %s
+                %s
+                proxies:
+                  default:
+                    kafka:
+                      seed_peers: [%s]
+                """.formatted(grpc, rest, more, kafka.bootstrap());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        for (PixyProcess p : new PixyProcess[] {plain, tls}) {
+            if (p != null) {
+                p.close();
+            }
+        }
+    }
+
+    @Test
+    void pythonGrpcioRunsTheScenario() throws Exception {
+        scenario(PYTHON, false);
+    }
+
+    @Test
+    void pythonGrpcioRunsTheScenarioOverTls() throws Exception {
+        scenario(PYTHON, true);
+    }
+
+    @Test
+    void rubyGrpcRunsTheScenario() throws Exception {
+        scenario(new RubyClient(), false);
+    }
+
+    @Test
+    void grpcGoRunsTheScenario() throws Exception {
+        scenario(GO, false);
+    }
+
+    @Test
+    void grpcGoRunsTheScenarioOverTls() throws Exception {
+        scenario(GO, true);
+    }
+
+    @Test
+    void nodeGrpcJsRunsTheScenario() throws Exception {
+        scenario(new NodeClient(), false);
+    }
+
+    @Test
+    void theReadmesPythonQuickStartProducesAndConsumes() throws Exception {
+        PythonClient python = PYTHON;
+        Path work = prepared(python);
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("readme"), 1);
+        String group = "readme-" + System.nanoTime();
+        Path script = work.resolve("quickstart.py");
+        Files.writeString(script, ReadmeSnippet.python()
+                .replace("127.0.0.1:19091", "127.0.0.1:" + plainGrpc)
+                .replace("topic=\"foo\"", "topic=\"" + topic + "\"")
+                .replace("group=\"bar\"", "group=\"" + group + "\""));
+
+        Commands.Result r = Commands.run(work, python.env(work), CLIENT_TIMEOUT,
+                List.of(python.python(), script.toAbsolutePath().toString()));
+
+        assertTrue(r.ok(), r.describe());
+        List<ConsumerRecord<byte[], byte[]>> records = kafka.readFrom(topic, 0, 0, 2);
+        assertEquals("hello", text(records.get(0).value()));
+        assertEquals("bar", text(records.get(0).key()), "the snippet's key");
+        assertEquals("hello again", text(records.get(1).value()));
+        assertTrue(r.out().contains("consumed 0 1 b'hello again'"), r.describe());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the ack committed",
+                () -> kafka.committed(group, topic).containsKey(0) && kafka.committed(group, topic).get(0).offset() == 2);
+    }
+
+    private void scenario(InteropClient client, boolean overTls) throws Exception {
+        Path work = prepared(client);
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("interop-" + client.name()), 1);
+        String group = "interop-" + client.name() + "-" + System.nanoTime();
+        String target = "127.0.0.1:" + (overTls ? tlsGrpc : plainGrpc);
+
+        Commands.Result r = Commands.run(work, client.env(work), CLIENT_TIMEOUT,
+                client.command(work, target, topic, group, overTls ? Optional.of(ca) : Optional.empty()));
+
+        assertTrue(r.ok(), client.name() + " failed: " + r.describe());
+        Map<String, List<JsonObject>> steps = new HashMap<>();
+        r.out().lines().filter(l -> l.startsWith("{"))
+                .forEach(l -> {
+                    JsonObject step = JsonBodies.object(l);
+                    steps.computeIfAbsent(step.getString("step"), k -> new ArrayList<>()).add(step);
+                });
+        verify(client.name(), topic, group, steps, r);
+    }
+
+    /** Every step's answer, checked against what a plain kafka-clients consumer and admin read. */
+    private static void verify(String lang, String topic, String group, Map<String, List<JsonObject>> steps,
+                               Commands.Result r) {
+        String context = r.describe();
+        JsonObject sync = only(steps, "produce_sync", context);
+        assertEquals(0, sync.getInt("partition"), context);
+        ConsumerRecord<byte[], byte[]> synced = kafka.read(topic, 0, sync.getJsonNumber("offset").longValue());
+        assertEquals("sync-" + lang, text(synced.value()));
+        assertEquals("key-" + lang, text(synced.key()));
+        Header h1 = synced.headers().lastHeader("h1");
+        assertEquals("v1", h1 == null ? null : text(h1.value()), "the record header reached Kafka");
+
+        JsonObject async = only(steps, "produce_async", context);
+        assertEquals(-1, async.getInt("partition"), context);
+        assertEquals(-1, async.getJsonNumber("offset").longValue(), context);
+
+        JsonObject first = only(steps, "first_consume", context);
+        assertEquals("NOT_FOUND", first.getString("code"), context);
+        assertEquals("long polling timeout", first.getString("details"), context);
+
+        List<JsonObject> produced = steps.getOrDefault("produce_m", List.of());
+        List<JsonObject> consumed = steps.getOrDefault("consumed", List.of());
+        assertEquals(3, produced.size(), context);
+        assertEquals(3, consumed.size(), context);
+        for (int i = 0; i < 3; i++) {
+            long offset = produced.get(i).getJsonNumber("offset").longValue();
+            JsonObject m = consumed.get(i);
+            assertEquals(offset, m.getJsonNumber("offset").longValue(), "message " + (i + 1) + ": " + context);
+            assertEquals("m" + (i + 1) + "-" + lang, m.getString("message"), context);
+            assertEquals("m" + (i + 1) + "-" + lang, text(kafka.read(topic, 0, offset).value()));
+            JsonArray headers = m.getJsonArray("headers");
+            assertEquals(1, headers.size(), context);
+            assertEquals("n", headers.getJsonArray(0).getString(0), context);
+            assertEquals(String.valueOf(i + 1), headers.getJsonArray(0).getString(1), context);
+        }
+        assertEquals(2, steps.getOrDefault("acked", List.of()).size(), context);
+        long last = produced.get(2).getJsonNumber("offset").longValue();
+        TestKafka.Waits.until(Duration.ofSeconds(30), "every consumed message acked and committed",
+                () -> kafka.committed(group, topic).containsKey(0)
+                      && kafka.committed(group, topic).get(0).offset() == last + 1);
+
+        JsonArray offsets = only(steps, "offsets", context).getJsonArray("partitions");
+        assertEquals(1, offsets.size(), context);
+        long end = kafka.endOffsets(topic, 1).get(0);
+        assertEquals(end, offsets.getJsonObject(0).getJsonNumber("end").longValue(), context);
+        assertEquals(5, end, "sync, async and three more: " + context);
+
+        assertTrue(only(steps, "list_topics", context).getBoolean("has_topic"), context);
+
+        JsonObject unknown = only(steps, "unknown_cluster", context);
+        assertEquals("INVALID_ARGUMENT", unknown.getString("code"), context);
+        assertEquals("proxy `no-such-cluster` does not exist", unknown.getString("details"), context);
+    }
+
+    private static JsonObject only(Map<String, List<JsonObject>> steps, String name, String context) {
+        List<JsonObject> found = steps.getOrDefault(name, List.of());
+        assertEquals(1, found.size(), "one " + name + " step: " + context);
+        return found.getFirst();
+    }
+
+    /** The stack's work directory, prepared once; skips (or, in CI, fails) when its toolchain is missing. */
+    private static Path prepared(InteropClient client) throws IOException {
+        Path work = WORK.resolve(client.name());
+        Optional<String> missing = PREPARED.computeIfAbsent(client.name(), name -> {
+            try {
+                Files.createDirectories(work);
+                return client.prepare(work);
+            } catch (Exception e) {
+                throw new AssertionError(client.name() + ": " + e.getMessage(), e);
+            }
+        });
+        if (missing.isPresent()) {
+            if (REQUIRED) {
+                throw new AssertionError(client.name() + " cannot run here: " + missing.get());
+            }
+            Files.writeString(SKIPPED, client.name() + ": " + missing.get() + System.lineSeparator(),
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            Assumptions.abort(client.name() + " skipped: " + missing.get());
+        }
+        return work;
+    }
+
+    private static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+}
