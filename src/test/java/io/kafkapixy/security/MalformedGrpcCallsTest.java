@@ -140,6 +140,26 @@ class MalformedGrpcCallsTest {
     }
 
     @Test
+    void gzipThatGrowsPastTheLimitIsRefusedAsTooLarge() throws Exception {
+        long before = end();
+        try (RawHttp2 h2 = connect()) {
+            byte[] big = ProdRq.newBuilder().setTopic(topic)
+                    .setMessage(ByteString.copyFrom(new byte[2 * LimitsConfig.DEFAULT.grpcMaxRequestBytes()]))
+                    .build().toByteArray();
+            ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+            try (GZIPOutputStream gz = new GZIPOutputStream(zipped)) {
+                gz.write(big);
+            }
+            RawHttp2.Answer a = h2.call(PRODUCE, RawHttp2.grpcMessage(true, zipped.toByteArray()), AT_ONCE,
+                    "grpc-encoding", "gzip");
+
+            assertEquals(Status.Code.RESOURCE_EXHAUSTED.value(), a.grpcStatus(), a.toString());
+            assertNextCallServed(h2);
+        }
+        assertEquals(before + 1, end());
+    }
+
+    @Test
     void realGzipIsServed() throws Exception {
         try (RawHttp2 h2 = connect()) {
             ByteArrayOutputStream zipped = new ByteArrayOutputStream();
