@@ -22,9 +22,10 @@ import io.netty.handler.codec.http2.Http2Headers;
 
 /**
  * An HTTP/2 client connection (h2c, prior knowledge) that writes exactly the frames a test asks for, so a test can
- * send what well-behaved client libraries never send: truncated gRPC messages, odd flags, literal header names.
- * Requests are HPACK-encoded as literals without indexing with literal names (RFC 7541 §6.2.2), the way gRPC C-core
- * encodes {@code :path}; answers are decoded by Netty's HPACK decoder. Not thread-safe: one test drives it.
+ * send what well-behaved client libraries never send: truncated gRPC messages, odd flags. Request headers are
+ * HPACK literals without indexing (RFC 7541 §6.2.2), their names either static-table indices, as grpc-java and
+ * grpc-go send them, or literals, the way gRPC C-core sends {@code :path}; answers are decoded by Netty's HPACK
+ * decoder. Not thread-safe: one test drives it.
  */
 public final class RawHttp2 implements AutoCloseable {
 
@@ -79,7 +80,11 @@ public final class RawHttp2 implements AutoCloseable {
     private final DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(false);
     private final Map<Integer, Stream> streams = new LinkedHashMap<>();
     private final String authority;
+    private final boolean literalNames;
     private int nextStream = 1;
+    /** Names in HPACK's static table (RFC 7541 Appendix A) that requests here use. */
+    private static final Map<String, Integer> STATIC_NAMES = Map.of(":authority", 1, ":method", 2, ":path", 4,
+            ":scheme", 6, "content-type", 31);
 
     private static final class Stream {
         final List<Map<String, String>> headerBlocks = new ArrayList<>();
@@ -88,19 +93,29 @@ public final class RawHttp2 implements AutoCloseable {
         boolean ended;
     }
 
-    private RawHttp2(Socket socket, String authority) throws IOException {
+    private RawHttp2(Socket socket, String authority, boolean literalNames) throws IOException {
         this.socket = socket;
+        this.literalNames = literalNames;
         this.in = new DataInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
         this.authority = authority;
     }
 
-    /** Connects, sends the preface and empty SETTINGS. */
+    /** Connects, sends the preface and empty SETTINGS; header names from the static table go as indices. */
     public static RawHttp2 connect(int port) {
+        return connect(port, false);
+    }
+
+    /** Connects like {@link #connect(int)}, every header name sent as a literal string, as gRPC C-core does. */
+    public static RawHttp2 connectWithLiteralNames(int port) {
+        return connect(port, true);
+    }
+
+    private static RawHttp2 connect(int port, boolean literalNames) {
         try {
             Socket socket = new Socket("127.0.0.1", port);
             socket.setTcpNoDelay(true);
-            RawHttp2 c = new RawHttp2(socket, "127.0.0.1:" + port);
+            RawHttp2 c = new RawHttp2(socket, "127.0.0.1:" + port, literalNames);
             c.out.write(PREFACE);
             c.frame(SETTINGS, 0, 0, new byte[0]);
             return c;
@@ -131,8 +146,13 @@ public final class RawHttp2 implements AutoCloseable {
     public void headers(int stream, List<String[]> headers, boolean endStream) {
         java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream();
         for (String[] h : headers) {
-            block.write(0x00); // literal without indexing, new name
-            literal(block, h[0].getBytes(StandardCharsets.ISO_8859_1));
+            Integer index = literalNames ? null : STATIC_NAMES.get(h[0]);
+            if (index == null) {
+                block.write(0x00); // literal without indexing, new name
+                literal(block, h[0].getBytes(StandardCharsets.ISO_8859_1));
+            } else {
+                integer(block, 0x00, 4, index); // literal without indexing, indexed name
+            }
             literal(block, h[1].getBytes(StandardCharsets.ISO_8859_1));
         }
         frame(HEADERS, END_HEADERS | (endStream ? END_STREAM : 0), stream, block.toByteArray());
@@ -275,19 +295,24 @@ public final class RawHttp2 implements AutoCloseable {
 
     /** A string literal without Huffman coding: a 7-bit-prefix length, then the bytes. */
     private static void literal(java.io.ByteArrayOutputStream block, byte[] bytes) {
-        int n = bytes.length;
-        if (n < 127) {
-            block.write(n);
-        } else {
-            block.write(127);
-            n -= 127;
-            while (n >= 128) {
-                block.write((n & 0x7F) | 0x80);
-                n >>>= 7;
-            }
-            block.write(n);
-        }
+        integer(block, 0x00, 7, bytes.length);
         block.writeBytes(bytes);
+    }
+
+    /** An HPACK integer with an N-bit prefix (RFC 7541 §5.1), the byte's high bits from {@code pattern}. */
+    private static void integer(java.io.ByteArrayOutputStream block, int pattern, int prefixBits, int value) {
+        int max = (1 << prefixBits) - 1;
+        if (value < max) {
+            block.write(pattern | value);
+            return;
+        }
+        block.write(pattern | max);
+        int n = value - max;
+        while (n >= 128) {
+            block.write((n & 0x7F) | 0x80);
+            n >>>= 7;
+        }
+        block.write(n);
     }
 
     @Override
