@@ -58,13 +58,18 @@ public final class GrpcServer implements AutoCloseable {
     public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<BearerTokens> tokens,
                                    LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
                                    boolean accessLog) {
+        LazyGzip gzip = new LazyGzip();
+        DecompressorRegistry decompressors = DecompressorRegistry.emptyInstance()
+                .with(Codec.Identity.NONE, false).with(gzip, true);
+        UnsupportedEncodings encodings = new UnsupportedEncodings(decompressors.getKnownMessageEncodings(),
+                gzip.getMessageEncoding());
         ExecutorService calls = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("grpc-call-", 0).factory());
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
                 .executor(calls)
-                .decompressorRegistry(DecompressorRegistry.emptyInstance()
-                        .with(Codec.Identity.NONE, false).with(new LazyGzip(), true))
+                .decompressorRegistry(decompressors)
+                .addStreamTracerFactory(encodings)
                 // the original's grpc.MaxRecvMsgSize: refused from the length prefix, before the body is read
                 .maxInboundMessageSize(limits.grpcMaxRequestBytes())
                 .maxInboundMetadataSize(limits.maxHeaderBytes())
@@ -72,7 +77,8 @@ public final class GrpcServer implements AutoCloseable {
                 .addService(service(StrictRequestParsing.of(new GrpcHealth(readiness).bindService()), tokens))
                 .addService(service(ProtoReflectionServiceV1.newInstance().bindService(), tokens))
                 .addService(service(legacyReflection(), tokens))
-                // outermost, so it sees every call and the status it ends with, including refusals
+                .intercept(encodings)
+                // outermost (added last), so it sees every call and the status it ends with, including refusals
                 .intercept(new GrpcRequestMetrics(metrics, accessLog));
         Server server = builder.build();
         try {
