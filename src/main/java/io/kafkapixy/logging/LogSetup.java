@@ -43,7 +43,7 @@ public final class LogSetup {
      * next {@code getLogger} of that name inherits the root's level again. Holding them here keeps their levels.
      */
     private static final List<Logger> LIBRARY_LOGGERS = Stream.of("org.apache.kafka", "kafka",
-                    "state.change.logger", "org.apache.zookeeper", "org.apache.curator", "io.helidon")
+                    "state.change.logger", "org.apache.zookeeper", "org.apache.curator", "io.helidon", "io.grpc")
             .map(Logger::getLogger)
             .toList();
 

@@ -95,12 +95,15 @@ public final class PixyServer implements AutoCloseable {
                 : Optional.empty();
         Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, tokens, limits,
                 proxies, readiness, metrics, config.accessLog()));
+        boolean started = false;
         try {
             Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, tokens, proxies, metrics, readiness));
+            started = true;
             return new PixyServer(rest, grpc);
-        } catch (RuntimeException e) {
-            grpc.ifPresent(GrpcServer::close);
-            throw e;
+        } finally {
+            if (!started) {
+                grpc.ifPresent(GrpcServer::close);
+            }
         }
     }
 

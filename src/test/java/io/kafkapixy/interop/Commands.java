@@ -44,6 +44,7 @@ final class Commands {
         if (p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             exit = p.exitValue();
         } else {
+            p.descendants().forEach(ProcessHandle::destroyForcibly); // go build's compilers, npm's children
             p.destroyForcibly().waitFor();
             exit = -1;
         }

@@ -25,7 +25,8 @@ final class GoClient implements InteropClient {
     @Override
     public Optional<String> prepare(Path work) throws Exception {
         if (!Commands.works(work, List.of("go", "version"))
-            || !Commands.works(work, List.of("sh", "-c", "command -v protoc protoc-gen-go protoc-gen-go-grpc"))
+            || !Commands.works(work, List.of("sh", "-c",
+                    "for c in protoc protoc-gen-go protoc-gen-go-grpc; do command -v \"$c\" || exit 1; done"))
             || !Files.isDirectory(DEBIAN_GOPATH.resolve("src/google.golang.org/grpc"))) {
             return Optional.of("no go toolchain with Debian's grpc-go sources (apt-get install golang-go "
                                + "golang-google-grpc-dev golang-google-protobuf-dev "

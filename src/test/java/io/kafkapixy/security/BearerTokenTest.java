@@ -133,8 +133,10 @@ class BearerTokenTest {
 
     /**
      * The refusal races the request's message: the interceptor closes the call while the message may still be on
-     * its way. Both orders, forced with raw frames: the refusal must be the call's own status, and the connection
-     * must go on serving. (Helidon's server once answered INTERNAL here.)
+     * its way. With raw frames, the message is sent strictly after the refusal arrived, and, in the other call, in
+     * the same write as the headers, as clients send it: the refusal must be the call's own status, and the
+     * connection must go on serving. (Helidon's server closed the connection with GOAWAY here, every time; a
+     * grpc-java client then saw INTERNAL.)
      */
     @Test
     void aRefusedCallGetsItsOwnStatusWhetherItsMessageComesBeforeOrAfterTheRefusal() {

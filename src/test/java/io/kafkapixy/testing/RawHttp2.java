@@ -244,7 +244,9 @@ public final class RawHttp2 implements AutoCloseable {
                 s.ended |= (flags & END_STREAM) != 0;
                 if (length > 0) {
                     frame(WINDOW_UPDATE, 0, 0, ByteBuffer.allocate(4).putInt(length).array());
-                    frame(WINDOW_UPDATE, 0, id, ByteBuffer.allocate(4).putInt(length).array());
+                    if ((flags & END_STREAM) == 0) { // nothing may be sent on a closed stream (RFC 9113 §5.1)
+                        frame(WINDOW_UPDATE, 0, id, ByteBuffer.allocate(4).putInt(length).array());
+                    }
                 }
             }
             case RST_STREAM -> {
@@ -280,7 +282,13 @@ public final class RawHttp2 implements AutoCloseable {
         }
     }
 
+    /** Frames are never split here: every payload must fit the default SETTINGS_MAX_FRAME_SIZE. */
+    private static final int MAX_FRAME = 16_384;
+
     private void frame(int type, int flags, int stream, byte[] payload) {
+        if (payload.length > MAX_FRAME) {
+            throw new IllegalArgumentException("a frame of " + payload.length + " bytes: split it, or send less");
+        }
         try {
             ByteBuffer header = ByteBuffer.allocate(9);
             header.put((byte) (payload.length >>> 16)).put((byte) (payload.length >>> 8)).put((byte) payload.length)

@@ -50,14 +50,14 @@ import org.apache.kafka.common.header.Header;
  * The original's {@code KafkaPixy} gRPC service (reference §2.3). Each call resolves its cluster first; domain
  * errors go through {@link GrpcErrors}.
  */
-public final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
+final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     private static final System.Logger LOG = System.getLogger(GrpcApi.class.getName());
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
 
-    public GrpcApi(ProxySet proxies) {
+    GrpcApi(ProxySet proxies) {
         this.proxies = proxies;
     }
 

@@ -12,7 +12,7 @@ import io.kafkapixy.security.BearerTokens;
  * call without credentials. A missing and a wrong token get the same UNAUTHENTICATED, and the call's message is
  * never read.
  */
-public final class GrpcBearerAuth implements ServerInterceptor {
+final class GrpcBearerAuth implements ServerInterceptor {
 
     static final Metadata.Key<String> AUTHORIZATION =
             Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -20,7 +20,7 @@ public final class GrpcBearerAuth implements ServerInterceptor {
 
     private final BearerTokens tokens;
 
-    public GrpcBearerAuth(BearerTokens tokens) {
+    GrpcBearerAuth(BearerTokens tokens) {
         this.tokens = tokens;
     }
 

@@ -17,15 +17,16 @@ import io.kafkapixy.ops.Readiness;
  * The standard {@code grpc.health.v1.Health} service. The whole server ({@code ""}) and {@code KafkaPixy} are
  * {@code SERVING} exactly when the instance is ready (see {@link Readiness}); other names are unknown.
  */
-public final class GrpcHealth extends HealthGrpc.HealthImplBase {
+final class GrpcHealth extends HealthGrpc.HealthImplBase {
 
     /** The service names this server answers for: the server as a whole and the original proto's service. */
     static final Set<String> SERVICES = Set.of("", "KafkaPixy");
     static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
 
     private final Readiness readiness;
+    private volatile boolean stopped;
 
-    public GrpcHealth(Readiness readiness) {
+    GrpcHealth(Readiness readiness) {
         this.readiness = readiness;
     }
 
@@ -53,6 +54,10 @@ public final class GrpcHealth extends HealthGrpc.HealthImplBase {
         try {
             Context context = Context.current();
             while (!call.isCancelled() && !context.isCancelled()) {
+                if (stopped) {
+                    call.onCompleted();
+                    return;
+                }
                 ServingStatus now = known ? status() : ServingStatus.SERVICE_UNKNOWN;
                 if (now != last) {
                     call.onNext(HealthCheckResponse.newBuilder().setStatus(now).build());
@@ -65,6 +70,11 @@ public final class GrpcHealth extends HealthGrpc.HealthImplBase {
         } catch (RuntimeException closed) {
             // the client went away between the check and the send
         }
+    }
+
+    /** Ends every watch (the server is stopping): each stream completes within {@link #WATCH_INTERVAL}. */
+    void stop() {
+        stopped = true;
     }
 
     private ServingStatus status() {

@@ -1,58 +1,83 @@
 package io.kafkapixy.server.grpc;
 
-import io.grpc.ForwardingServerCall;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Set;
+
+import io.grpc.Grpc;
 import io.grpc.Metadata;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
+import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
 import io.kafkapixy.ops.PixyMetrics;
 
 /**
- * Counts every gRPC call by method and status when it closes and, with the access log on, logs one line for it.
+ * Counts every gRPC stream by method and status when it ends and, with the access log on, logs one line for it.
+ * A stream tracer, not an interceptor: it also sees the streams the transport ends itself before or without a call
+ * (a request over the size limit, a malformed frame, a client that cancels), with the status the client got.
+ * Methods this server does not serve are counted as {@code other}, so clients cannot grow the label set.
  */
-public final class GrpcRequestMetrics implements ServerInterceptor {
+final class GrpcRequestMetrics extends ServerStreamTracer.Factory {
 
     private static final System.Logger ACCESS = System.getLogger("io.kafkapixy.access");
-    private static final java.time.format.DateTimeFormatter TIME =
-            java.time.format.DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", java.util.Locale.US);
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.US);
+    static final String OTHER = "other";
 
     private final PixyMetrics metrics;
     private final boolean accessLog;
+    private final Set<String> knownMethods;
 
-    public GrpcRequestMetrics(PixyMetrics metrics, boolean accessLog) {
+    /** @param knownMethods full names ({@code KafkaPixy/Produce}) of the methods this server serves */
+    GrpcRequestMetrics(PixyMetrics metrics, boolean accessLog, Set<String> knownMethods) {
         this.metrics = metrics;
         this.accessLog = accessLog;
+        this.knownMethods = Set.copyOf(knownMethods);
     }
 
     @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-                                                       ServerCallHandler<Q, R> next) {
-        long start = System.nanoTime();
-        String method = call.getMethodDescriptor().getBareMethodName();
-        String fullName = call.getMethodDescriptor().getFullMethodName();
-        ServerCall<Q, R> counted = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
-            @Override
-            public void close(Status status, Metadata trailers) {
-                metrics.apiRequest("grpc", method == null ? fullName : method, status.getCode().name());
-                if (accessLog) {
-                    ACCESS.log(System.Logger.Level.INFO, line(call, fullName, status, System.nanoTime() - start));
-                }
-                super.close(status, trailers);
-            }
-        };
-        return next.startCall(counted, headers);
+    public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
+        boolean known = knownMethods.contains(fullMethodName);
+        String method = known ? fullMethodName.substring(fullMethodName.lastIndexOf('/') + 1) : OTHER;
+        return new Stream(System.nanoTime(), method, known ? fullMethodName : OTHER);
     }
 
-    /**
-     * Like the REST access log's lines, time in microseconds:
-     * {@code 10.0.0.1 - [30/Nov/2026:10:00:00 +0000] "gRPC KafkaPixy/Produce" OK 1234}.
-     */
-    private static String line(ServerCall<?, ?> call, String method, Status status, long nanos) {
-        java.net.SocketAddress remote = call.getAttributes().get(io.grpc.Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
-        String host = remote instanceof java.net.InetSocketAddress a ? a.getAddress().getHostAddress()
-                : String.valueOf(remote);
-        return host + " - [" + TIME.format(java.time.ZonedDateTime.now()) + "] \"gRPC " + method + "\" "
-               + status.getCode() + " " + nanos / 1_000;
+    /** One stream: started on the transport thread, its call and its end reported from any thread, once each. */
+    private final class Stream extends ServerStreamTracer {
+        private final long start;
+        private final String method;
+        private final String fullName;
+        private volatile SocketAddress remote;
+
+        Stream(long start, String method, String fullName) {
+            this.start = start;
+            this.method = method;
+            this.fullName = fullName;
+        }
+
+        @Override
+        public void serverCallStarted(ServerCallInfo<?, ?> callInfo) {
+            remote = callInfo.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        }
+
+        @Override
+        public void streamClosed(Status status) {
+            metrics.apiRequest("grpc", method, status.getCode().name());
+            if (accessLog) {
+                ACCESS.log(System.Logger.Level.INFO, line(status, System.nanoTime() - start));
+            }
+        }
+
+        /**
+         * Like the REST access log's lines, time in microseconds:
+         * {@code 10.0.0.1 - [30/Nov/2026:10:00:00 +0000] "gRPC KafkaPixy/Produce" OK 1234}.
+         */
+        private String line(Status status, long nanos) {
+            SocketAddress r = remote;
+            String host = r instanceof InetSocketAddress a ? a.getAddress().getHostAddress() : "-";
+            return host + " - [" + TIME.format(ZonedDateTime.now()) + "] \"gRPC " + fullName + "\" "
+                   + status.getCode() + " " + nanos / 1_000;
+        }
     }
 }

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import io.grpc.Codec;
 import io.grpc.DecompressorRegistry;
@@ -40,13 +43,23 @@ public final class GrpcServer implements AutoCloseable {
 
     /** How long {@link #close} waits for calls under way before it cancels them. */
     private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+    /** Concurrent calls on one connection (HTTP/2 streams), as Helidon's gRPC server allowed before. */
+    static final int MAX_CALLS_PER_CONNECTION = 8192;
+    /**
+     * HTTP/2 rapid reset (CVE-2023-44487): a connection that resets more streams than this in the window is closed.
+     * Generous, since clients that give up on long polls reset streams in numbers.
+     */
+    static final int MAX_RESETS_PER_WINDOW = 10_000;
+    static final int RESET_WINDOW_SECONDS = 10;
 
     private final Server server;
     private final ExecutorService calls;
+    private final GrpcHealth health;
 
-    private GrpcServer(Server server, ExecutorService calls) {
+    private GrpcServer(Server server, ExecutorService calls, GrpcHealth health) {
         this.server = server;
         this.calls = calls;
+        this.health = health;
     }
 
     /**
@@ -58,37 +71,43 @@ public final class GrpcServer implements AutoCloseable {
     public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<BearerTokens> tokens,
                                    LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
                                    boolean accessLog) {
+        GrpcHealth health = new GrpcHealth(readiness);
         LazyGzip gzip = new LazyGzip();
         DecompressorRegistry decompressors = DecompressorRegistry.emptyInstance()
                 .with(Codec.Identity.NONE, false).with(gzip, true);
         UnsupportedEncodings encodings = new UnsupportedEncodings(decompressors.getKnownMessageEncodings(),
                 gzip.getMessageEncoding());
-        ExecutorService calls = Executors.newThreadPerTaskExecutor(
-                Thread.ofVirtual().name("grpc-call-", 0).factory());
+        List<ServerServiceDefinition> services = List.of(
+                service(StrictRequestParsing.of(new GrpcApi(proxies).bindService()), tokens),
+                service(StrictRequestParsing.of(health.bindService()), tokens),
+                service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),
+                service(legacyReflection(), tokens));
+        Set<String> methods = services.stream().flatMap(d -> d.getMethods().stream())
+                .map(m -> m.getMethodDescriptor().getFullMethodName()).collect(Collectors.toSet());
+        ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
                 .executor(calls)
                 .decompressorRegistry(decompressors)
                 .addStreamTracerFactory(encodings)
+                .addStreamTracerFactory(new GrpcRequestMetrics(metrics, accessLog, methods))
                 // the original's grpc.MaxRecvMsgSize: refused from the length prefix, before the body is read
                 .maxInboundMessageSize(limits.grpcMaxRequestBytes())
                 .maxInboundMetadataSize(limits.maxHeaderBytes())
-                .addService(service(StrictRequestParsing.of(new GrpcApi(proxies).bindService()), tokens))
-                .addService(service(StrictRequestParsing.of(new GrpcHealth(readiness).bindService()), tokens))
-                .addService(service(ProtoReflectionServiceV1.newInstance().bindService(), tokens))
-                .addService(service(legacyReflection(), tokens))
-                .intercept(encodings)
-                // outermost (added last), so it sees every call and the status it ends with, including refusals
-                .intercept(new GrpcRequestMetrics(metrics, accessLog));
+                .maxConcurrentCallsPerConnection(MAX_CALLS_PER_CONNECTION)
+                .maxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
+                .intercept(encodings);
+        services.forEach(builder::addService);
         Server server = builder.build();
         try {
             server.start();
         } catch (IOException e) {
             calls.shutdownNow();
-            throw new UncheckedIOException("cannot listen for gRPC on " + host + ":" + port + ": " + e.getMessage(),
-                    e);
+            // grpc-java's message says "Failed to bind"; the cause says why (e.g. address already in use)
+            String why = e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause().getMessage();
+            throw new UncheckedIOException("cannot listen for gRPC on " + host + ":" + port + ": " + why, e);
         }
-        return new GrpcServer(server, calls);
+        return new GrpcServer(server, calls, health);
     }
 
     /** The bearer check first, then the cut of long status texts closest to the service. */
@@ -122,20 +141,25 @@ public final class GrpcServer implements AutoCloseable {
         return ((InetSocketAddress) server.getListenSockets().getFirst()).getPort();
     }
 
-    /** Stops taking calls, lets those under way finish for {@link #CLOSE_GRACE}, then cancels the rest. */
+    /**
+     * Stops taking calls and ends health watches; lets the calls under way finish for {@link #CLOSE_GRACE}, then
+     * cancels the rest and waits as long again for their threads.
+     */
     @Override
     public void close() {
         server.shutdown();
+        health.stop();
         try {
             if (!server.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
                 server.shutdownNow();
                 server.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
             }
+            calls.shutdownNow();
+            calls.awaitTermination(CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             server.shutdownNow();
-            Thread.currentThread().interrupt();
-        } finally {
             calls.shutdownNow();
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -58,7 +58,8 @@ final class UnsupportedEncodings extends ServerStreamTracer.Factory implements S
         }
         Metadata trailers = new Metadata();
         trailers.put(ACCEPT_ENCODING, accepted);
-        call.close(Status.UNIMPLEMENTED.withDescription("Can't find decompressor for " + refused), trailers);
+        call.close(BoundedStatusDescriptions.bounded(
+                Status.UNIMPLEMENTED.withDescription("Can't find decompressor for " + refused)), trailers);
         return new ServerCall.Listener<>() { };
     }
 }
