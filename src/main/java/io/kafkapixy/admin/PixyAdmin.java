@@ -139,7 +139,8 @@ public final class PixyAdmin {
                     throw new PixyException(ErrorKind.UNKNOWN_TOPIC, UNKNOWN_TOPIC_TEXT);
                 }
                 if (e.errors().contains(Errors.OFFSET_METADATA_TOO_LARGE)) {
-                    throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offset: kafka server: "
+                    // the original's text exactly (sarama's error string, nothing before it)
+                    throw new PixyException(ErrorKind.ADMIN_FAILED, "kafka server: "
                             + "Specified a string larger than the configured maximum for offset metadata.", e);
                 }
                 throw new PixyException(ErrorKind.ADMIN_FAILED, "failed to commit offsets: " + e.getMessage(), e);

@@ -219,6 +219,35 @@ class AdminTest {
     }
 
     @Test
+    void setOffsetsWithMetadataOverTheBrokersLimitFailsWithTheOriginalsTextOnBothApis() {
+        kafka.createTopic(topic, 1);
+        String tooLong = "x".repeat(5000); // the broker's offset.metadata.max.bytes is 4096 by default
+        String text = "kafka server: Specified a string larger than the configured maximum for offset metadata.";
+
+        HttpResponse<String> rest = post("/topics/" + topic + "/offsets?group=" + group,
+                "[{\"partition\": 0, \"offset\": 0, \"metadata\": \"" + tooLong + "\"}]");
+        StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().setOffsets(
+                SetOffsetsRq.newBuilder().setTopic(topic).setGroup(group).addOffsets(PartitionOffset.newBuilder()
+                        .setPartition(0).setOffset(0).setMetadata(tooLong)).build()));
+
+        assertEquals(500, rest.statusCode());
+        assertEquals(text, error(rest.body()));
+        assertEquals(text, grpc.getStatus().getDescription());
+        assertTrue(kafka.committed(group, topic).isEmpty());
+    }
+
+    @Test
+    void aSetOffsetsBodyNestedTooDeepIsABadRequestLikeAnyUnparseableOne() {
+        kafka.createTopic(topic, 1);
+
+        HttpResponse<String> rs = post("/topics/" + topic + "/offsets?group=" + group, "[".repeat(100_000));
+
+        assertEquals(400, rs.statusCode(), rs.body());
+        assertTrue(error(rs.body()).startsWith("Failed to parse the request: err=("), rs.body());
+        assertTrue(kafka.committed(group, topic).isEmpty());
+    }
+
+    @Test
     void getOffsetsOfAnUnknownTopicIsNotFound() {
         HttpResponse<String> rs = pixy.get("/topics/no-such-topic-y/offsets?group=" + group);
         StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().getOffsets(

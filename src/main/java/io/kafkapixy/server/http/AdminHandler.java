@@ -161,6 +161,11 @@ final class AdminHandler {
             throw parseError(e.getMessage());
         } catch (java.util.NoSuchElementException e) {
             throw parseError("unexpected end of JSON input");
+        } catch (PixyException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // the parser's other refusals: Parsson throws a plain RuntimeException "Input is too deeply nested 1,000"
+            throw parseError(String.valueOf(e.getMessage()));
         }
         if (value.getValueType() == JsonValue.ValueType.NULL) {
             return List.of();
