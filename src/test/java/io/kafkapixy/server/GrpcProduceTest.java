@@ -82,14 +82,15 @@ class GrpcProduceTest {
     }
 
     @Test
-    void recordHeadersAreWrittenAsGiven() {
+    void recordHeadersAreWrittenAsGivenAnEmptyValueAsNull() {
         ProdRs rs = pixy.grpc().produce(ProdRq.newBuilder().setTopic(topic4).setMessage(bytes("h"))
                 .addHeaders(RecordHeader.newBuilder().setKey("foo").setValue(bytes("bar")))
                 .addHeaders(RecordHeader.newBuilder().setKey("empty")).build());
 
         ConsumerRecord<byte[], byte[]> record = kafka.read(topic4, rs.getPartition(), rs.getOffset());
         assertArrayEquals("bar".getBytes(StandardCharsets.UTF_8), record.headers().lastHeader("foo").value());
-        assertArrayEquals(new byte[0], record.headers().lastHeader("empty").value());
+        // proto3 cannot tell an empty value from an unset one: the original writes a null value (observed)
+        assertNull(record.headers().lastHeader("empty").value());
     }
 
     @Test

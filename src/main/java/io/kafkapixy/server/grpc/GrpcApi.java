@@ -224,8 +224,10 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
     private static List<Header> headers(List<RecordHeader> headers) {
         List<Header> result = new ArrayList<>(headers.size());
         for (RecordHeader h : headers) {
+            // proto3 cannot tell an empty value from an unset one; the original writes null for both, as it
+            // does for an empty key_value
             result.add(new org.apache.kafka.common.header.internals.RecordHeader(h.getKey(),
-                    h.getValue().toByteArray()));
+                    h.getValue().isEmpty() ? null : h.getValue().toByteArray()));
         }
         return result;
     }
