@@ -45,6 +45,26 @@ class ServerRoutesTest {
     }
 
     @Test
+    void aPathWithAnEmptyOrDotSegmentIsNotFoundBeforeAnyKafkaCall() throws Exception {
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(TestKafka.get().bootstrap()))) {
+            java.util.Set<String> topicsBefore = TestKafka.get().admin().listTopics().names().get();
+            for (String request : java.util.List.of("POST /topics//messages?sync", "GET /topics//messages?group=g",
+                    "GET /topics//offsets?group=g", "POST /topics//offsets?group=g", "GET /topics//consumers",
+                    "POST /topics//acks?group=g&partition=0&offset=0", "GET /clusters//topics",
+                    "POST /clusters//topics/foo/messages?sync", "GET /clusters/default/topics//messages?group=g",
+                    "GET /topics/./offsets?group=g", "GET /topics/%2E%2E/offsets?group=g")) {
+                String rs = io.kafkapixy.testing.RawHttp.exchange(pixy.restPort(), request + " HTTP/1.1\r\n"
+                        + "Host: x\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nv");
+
+                assertEquals(404, io.kafkapixy.testing.RawHttp.status(rs), request + " -> " + rs);
+                assertEquals("404 page not found\n", io.kafkapixy.testing.RawHttp.body(rs), request);
+            }
+            assertEquals(topicsBefore, TestKafka.get().admin().listTopics().names().get(), "no topic was created");
+            assertEquals("pong", pixy.get("/_ping").body());
+        }
+    }
+
+    @Test
     void anEmptyAddressLeavesThatApiOut() {
         PixyConfig base = RunningPixy.config(TestKafka.get().bootstrap());
         PixyConfig grpcOnly = new PixyConfig("127.0.0.1:0", "", "", base.defaultCluster(), base.proxies(),

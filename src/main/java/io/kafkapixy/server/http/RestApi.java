@@ -47,6 +47,7 @@ public final class RestApi {
 
     /** Adds every route of the REST API to {@code routing}. */
     public void register(HttpRouting.Builder routing) {
+        routing.addFilter(new UncleanPaths());
         Set<String> paths = new LinkedHashSet<>();
         ProduceHandler produce = new ProduceHandler();
         ConsumeHandler consume = new ConsumeHandler();
