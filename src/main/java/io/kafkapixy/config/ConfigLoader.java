@@ -118,7 +118,8 @@ public final class ConfigLoader {
         LimitsConfig limits = new LimitsConfig(
                 limitsSection.integer("grpc_max_request_bytes", ld.grpcMaxRequestBytes()),
                 limitsSection.integer("max_header_bytes", ld.maxHeaderBytes()),
-                limitsSection.integer("max_parked_requests", ld.maxParkedRequests()));
+                limitsSection.integer("max_parked_requests", ld.maxParkedRequests()),
+                limitsSection.integer("max_request_line_bytes", ld.maxRequestLineBytes()));
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {

@@ -76,7 +76,8 @@ public final class ConfigSummary {
                 "bearer_tokens_env", c.auth().bearerTokensEnv()));
         root.put("limits", map("grpc_max_request_bytes", c.limits().grpcMaxRequestBytes(),
                 "max_header_bytes", c.limits().maxHeaderBytes(),
-                "max_parked_requests", c.limits().maxParkedRequests()));
+                "max_parked_requests", c.limits().maxParkedRequests(),
+                "max_request_line_bytes", c.limits().maxRequestLineBytes()));
         return root;
     }
 

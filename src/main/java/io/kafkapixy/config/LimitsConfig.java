@@ -5,13 +5,22 @@ package io.kafkapixy.config;
  *
  * @param grpcMaxRequestBytes largest gRPC request message; bigger ones get RESOURCE_EXHAUSTED (the original's grpc-go
  *                            limit, 1 MiB, by default)
- * @param maxHeaderBytes      REST: request line and headers together; gRPC: the request's header list; bigger
- *                            requests get 431 / are refused by the HTTP/2 layer
+ * @param maxHeaderBytes      REST: the request's headers; gRPC: the request's header list; bigger requests get
+ *                            431 / are refused by the HTTP/2 layer
  * @param maxParkedRequests   consume requests waiting at once in this instance, over all clusters, groups and both
  *                            APIs; more get 429 / RESOURCE_EXHAUSTED at once, so no client can exhaust memory with
  *                            long polls
+ * @param maxRequestLineBytes REST: the request line (method, path and query, version); the original takes about
+ *                            1 MiB (Go's default), so a 64 KiB key is a valid produce; longer lines get 414
  */
-public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests) {
+public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
+                           int maxRequestLineBytes) {
 
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000);
+    /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20);
+
+    /** The same limits with the request line's bound of {@link #DEFAULT}. */
+    public LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests) {
+        this(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, 1 << 20);
+    }
 }

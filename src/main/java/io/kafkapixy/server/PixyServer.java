@@ -28,6 +28,7 @@ import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.security.BearerTokens;
 import io.kafkapixy.security.ServerTls;
 import io.kafkapixy.server.grpc.GrpcServer;
+import io.kafkapixy.server.http.NotHttpRequests;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
 import io.kafkapixy.server.http.RestRequestMetrics;
@@ -126,12 +127,14 @@ public final class PixyServer implements AutoCloseable {
                 .addHandler(DirectHandler.EventType.BAD_REQUEST, new RestTransportErrors(limits.maxHeaderBytes()))
                 .build();
         Http1Config http1 = Http1Config.builder().validatePrologue(false)
+                .maxPrologueLength(limits.maxRequestLineBytes())
                 .maxHeadersSize(limits.maxHeaderBytes()).build();
         Http2Config http2 = Http2Config.builder().initialWindowSize(HTTP2_SIMPLE_WINDOW)
                 .maxHeaderListSize(limits.maxHeaderBytes()).build();
         builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1).addProtocol(http2)
                 .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
-                .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES);
+                .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES)
+                .addConnectionSelector(new NotHttpRequests());
         tls.map(PixyServer::tls).ifPresent(builder::tls);
         builder.addFeature(ObserveFeature.builder()
                 .endpoint("/")

@@ -168,6 +168,54 @@ class MalformedRequestsTest {
         assertEquals(endBefore + producedToCanary, end(), "only the produce calls answered OK wrote");
     }
 
+    /**
+     * What never reaches a route: each gets a complete answer while the client keeps its connection open (a client
+     * that half-closes would hide a server waiting for more bytes), and the server serves the next connection.
+     * "At once": milliseconds here; the bound leaves room for a noisy shared machine.
+     */
+    @Test
+    void connectionsThatAreNotHttp11RequestsGetACompleteAnswerAtOnce() {
+        java.time.Duration atOnce = java.time.Duration.ofSeconds(5);
+        byte[] binary = new byte[256];
+        for (int i = 0; i < binary.length; i++) {
+            binary[i] = (byte) i;
+        }
+        String over = "GET /topics/" + canary + "/messages?key=" + "k".repeat((1 << 20) + 10) + " HTTP/1.1\r\n"
+                      + "Host: x\r\n\r\n";
+        List<Object[]> cases = List.of(
+                new Object[] {"not HTTP", "GARBAGE\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 400,
+                        "malformed HTTP request: not an HTTP/1.1 request line"},
+                new Object[] {"binary bytes", binary, 400, "malformed HTTP request: not an HTTP/1.1 request line"},
+                new Object[] {"a TLS handshake on the plaintext port", new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01},
+                        400, "malformed HTTP request: not an HTTP/1.1 request line"},
+                new Object[] {"HTTP/1.0", "GET /_ping HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 505,
+                        "HTTP/1.0 is not supported, use HTTP/1.1"},
+                new Object[] {"a request line over limits.max_request_line_bytes",
+                        over.getBytes(StandardCharsets.US_ASCII), 414, "Request URI too long."});
+        long endBefore = end();
+        for (Object[] c : cases) {
+            String rs = RawHttp.answer(pixy.restPort(), (byte[]) c[1], atOnce);
+
+            assertEquals((int) c[2], RawHttp.status(rs), c[0] + ": " + rs);
+            assertTrue(rs.contains("\r\nContent-Type: application/json\r\n"), c[0] + ": " + rs);
+            assertEquals((String) c[3], io.kafkapixy.testing.JsonBodies.error(RawHttp.body(rs)), c[0] + ": " + rs);
+            assertEquals(200, pixy.get("/_ping").statusCode(), "served after " + c[0]);
+        }
+        assertEquals(endBefore, end(), "nothing written");
+    }
+
+    @Test
+    void aKeyOf64KibInTheRequestLineIsProducedAsTheOriginalTakesIt() {
+        String key = "k".repeat(64 * 1024);
+        String rs = RawHttp.answer(pixy.restPort(), ("POST /topics/" + canary + "/messages?sync&key=" + key
+                + " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nlong")
+                .getBytes(StandardCharsets.US_ASCII), java.time.Duration.ofSeconds(60));
+
+        assertEquals(200, RawHttp.status(rs), rs);
+        long offset = io.kafkapixy.testing.JsonBodies.object(RawHttp.body(rs)).getJsonNumber("offset").longValue();
+        assertEquals(key, new String(kafka.read(canary, 0, offset).key(), StandardCharsets.UTF_8));
+    }
+
     @Test
     void aUnaryCallWithTwoMessagesIsRefusedAndWritesNothing() throws Exception {
         long before = end();
