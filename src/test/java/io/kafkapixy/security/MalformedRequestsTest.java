@@ -211,6 +211,35 @@ class MalformedRequestsTest {
         assertEquals(endBefore, end(), "nothing written");
     }
 
+    /** Header shapes no well-behaved client sends, on the produce route: each a complete 4xx, nothing written. */
+    @Test
+    void malformedHeadersGetAClientErrorAndWriteNothing() {
+        String target = "POST /topics/" + canary + "/messages?sync HTTP/1.1\r\nHost: x\r\n";
+        List<String> heads = List.of(
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nContent-Length: 2\r\n",
+                "Content-Type: text/plain\r\nContent-Length: -1\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 99999999999999999999\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nX-Kafka-Trace: not base64!\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nX-Kafka-T\u0001: MTIz\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nBad Header Name: x\r\n",
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nNoColon\r\n",
+                "Content-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nv\r\n0",
+                "Content-Type: text/plain\r\nContent-Length: 1\r\nX-Long: " + "v".repeat(20_000) + "\r\n");
+        long endBefore = end();
+        for (String head : heads) {
+            String request = target + head + (head.contains("chunked") ? "\r\n\r\n" : "\r\nv");
+            String rs = RawHttp.answer(pixy.restPort(), request.getBytes(StandardCharsets.ISO_8859_1),
+                    java.time.Duration.ofSeconds(5));
+
+            int status = RawHttp.status(rs);
+            String what = head.substring(0, Math.min(head.length(), 120));
+            assertTrue(status >= 400 && status < 500, what + " -> " + rs);
+            assertTrue(rs.contains("\r\nContent-Type: application/json"), what + " -> " + rs);
+        }
+        assertEquals(endBefore, end(), "nothing written");
+        assertEquals(200, pixy.get("/_ping").statusCode());
+    }
+
     @Test
     void aKeyOf64KibInTheRequestLineIsProducedAsTheOriginalTakesIt() {
         String key = "k".repeat(64 * 1024);
