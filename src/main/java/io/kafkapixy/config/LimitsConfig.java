@@ -18,9 +18,4 @@ public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxP
 
     /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
     public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20);
-
-    /** The same limits with the request line's bound of {@link #DEFAULT}. */
-    public LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests) {
-        this(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, 1 << 20);
-    }
 }

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Go, over TLS. What landed and what was committed is read back with plain kafka-clients.
  *
  * <p>A client whose toolchain is not installed is skipped, with the reason in {@code target/interop/skipped.txt}
- * ({@code ./test.sh} prints it); with {@code -Dinterop.required=true} (CI) it fails the run instead.
+ * ({@code ./test.sh} prints it); with {@code INTEROP_REQUIRED=true} (CI; {@code -Dinterop.required=true} to Maven) it
+ * fails the run instead.
  */
 class GrpcInteropIT {
 

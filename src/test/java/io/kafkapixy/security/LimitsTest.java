@@ -51,7 +51,8 @@ class LimitsTest {
         topic = kafka.createTopic(TestKafka.uniqueTopic("limits"), 1);
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_limits",
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(4)))
-                .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED)));
+                .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED,
+                        LimitsConfig.DEFAULT.maxRequestLineBytes())));
     }
 
     @AfterAll

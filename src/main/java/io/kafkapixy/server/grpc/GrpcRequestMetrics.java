@@ -5,7 +5,9 @@ import java.net.SocketAddress;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.grpc.Grpc;
 import io.grpc.Metadata;
@@ -27,20 +29,22 @@ final class GrpcRequestMetrics extends ServerStreamTracer.Factory {
 
     private final PixyMetrics metrics;
     private final boolean accessLog;
-    private final Set<String> knownMethods;
+    /** Full method name ({@code KafkaPixy/Produce}) to its label ({@code Produce}), for the methods served. */
+    private final Map<String, String> labels;
 
     /** @param knownMethods full names ({@code KafkaPixy/Produce}) of the methods this server serves */
     GrpcRequestMetrics(PixyMetrics metrics, boolean accessLog, Set<String> knownMethods) {
         this.metrics = metrics;
         this.accessLog = accessLog;
-        this.knownMethods = Set.copyOf(knownMethods);
+        this.labels = knownMethods.stream()
+                .collect(Collectors.toUnmodifiableMap(m -> m, m -> m.substring(m.lastIndexOf('/') + 1)));
     }
 
     @Override
     public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
-        boolean known = knownMethods.contains(fullMethodName);
-        String method = known ? fullMethodName.substring(fullMethodName.lastIndexOf('/') + 1) : OTHER;
-        return new Stream(System.nanoTime(), method, known ? fullMethodName : OTHER);
+        String method = labels.get(fullMethodName);
+        return method == null ? new Stream(System.nanoTime(), OTHER, OTHER)
+                : new Stream(System.nanoTime(), method, fullMethodName);
     }
 
     /** One stream: started on the transport thread, its call and its end reported from any thread, once each. */

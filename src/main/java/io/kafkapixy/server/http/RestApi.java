@@ -79,17 +79,20 @@ public final class RestApi {
                     res.status(Status.METHOD_NOT_ALLOWED_405).send();
                 });
             }
-            routing.route(method -> true, io.helidon.http.PathMatchers.any(), (req, res) -> {
-                res.status(Status.NOT_FOUND_404);
-                res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
-                res.send(NOT_FOUND_BODY);
-            });
+            routing.route(method -> true, io.helidon.http.PathMatchers.any(), (req, res) -> notFound(res));
         }
 
         @Override
         public double weight() {
             return 1;
         }
+    }
+
+    /** Go's {@code 404 page not found}, the original's answer to a path it does not serve. */
+    static void notFound(ServerResponse res) {
+        res.status(Status.NOT_FOUND_404);
+        res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
+        res.send(NOT_FOUND_BODY);
     }
 
     /** Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}. */

@@ -2,9 +2,6 @@ package io.kafkapixy.server.http;
 
 import java.nio.charset.StandardCharsets;
 
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
-import io.helidon.http.Status;
 import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
 import io.helidon.webserver.http.RoutingRequest;
@@ -18,14 +15,10 @@ import io.helidon.webserver.http.RoutingResponse;
  */
 final class UncleanPaths implements Filter {
 
-    private static final byte[] NOT_FOUND = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
-
     @Override
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
         if (unclean(req.prologue().uriPath().rawPathNoParams())) {
-            res.status(Status.NOT_FOUND_404);
-            res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
-            res.send(NOT_FOUND);
+            RestApi.notFound(res);
             return;
         }
         chain.proceed();
