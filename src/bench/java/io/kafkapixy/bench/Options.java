@@ -38,7 +38,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --kafka host:port            and its Kafka cluster (topics are created there; raw-client baselines)
               --duration 10s             measured time per scenario run
               --warmup 3s                time before each measured run (not counted)
-              --jit-warmup 20s           load through both APIs and the raw client before the first scenario, so
+              --jit-warmup 30s           load through both APIs and the raw client before the first scenario, so
                                          no JVM is measured while it still compiles its hot paths (0s: none)
               --parked 10000             concurrent parked consume requests in the capacity scenario (per API)
               --parked-per-group N       spread them over groups of N (default: one group on the bench's own proxy,
@@ -64,7 +64,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
         Optional<HostPort> kafka = Optional.empty();
         Duration duration = Duration.ofSeconds(10);
         Duration warmup = Duration.ofSeconds(3);
-        Duration jitWarmup = Duration.ofSeconds(20);
+        Duration jitWarmup = Duration.ofSeconds(30);
         int parked = 10_000;
         OptionalInt perGroup = OptionalInt.empty();
         Duration longPoll = Duration.ofSeconds(3);

@@ -1,5 +1,6 @@
 package io.kafkapixy.consumer;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -9,6 +10,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Maps the original's {@code consumer} keys onto the settings of a group's {@code KafkaConsumer}. */
 final class ConsumerSettings {
+
+    /**
+     * Kafka's default {@code max.poll.interval.ms}, set explicitly: it is also the rebalance timeout, which bounds how
+     * long a revoked partition may wait for acks ({@link KafkaMembership#REBALANCE_MARGIN}).
+     */
+    static final Duration MAX_POLL_INTERVAL = Duration.ofMinutes(5);
 
     private ConsumerSettings() {
     }
@@ -31,6 +38,8 @@ final class ConsumerSettings {
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
                 (int) Math.max(1, c.fetchMaxWait().toMillis()));
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+                (int) MAX_POLL_INTERVAL.toMillis());
         return s;
     }
 }

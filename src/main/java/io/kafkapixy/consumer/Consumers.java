@@ -38,18 +38,28 @@ public final class Consumers implements AutoCloseable {
     private final ParkedLimit parked;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
-    /** Every member not done yet, including ones leaving: they still hold partitions and take acks for them. */
-    private final Map<String, Set<GroupConsumer>> live = new ConcurrentHashMap<>();
-    /** (group, topic, partition) this instance ever returned a message from: where acks may go (§1.2, §1.4). */
-    private final Set<Served> served = ConcurrentHashMap.newKeySet();
+    /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
+    private final Map<String, Members> live = new ConcurrentHashMap<>();
     private volatile boolean closing;
 
-    private record Served(String group, String topic, int partition) {
+    /**
+     * A group's members on this instance, and the partitions this instance returned a message from while it had any:
+     * where acks may go (§1.2, §1.4). Both go with the group's last member, so they are bounded by the live groups'
+     * partitions (the original keeps every partition it ever served).
+     */
+    private record Members(Set<GroupConsumer> consumers, Set<Served> served) {
+
+        Members() {
+            this(ConcurrentHashMap.newKeySet(), ConcurrentHashMap.newKeySet());
+        }
+    }
+
+    private record Served(String topic, int partition) {
     }
 
     /** Kafka's group protocol ({@code membership: kafka}). */
     public static Membership.Factory kafkaMembership() {
-        return KafkaMembership::new;
+        return KafkaMembership.FACTORY;
     }
 
     /**
@@ -81,7 +91,7 @@ public final class Consumers implements AutoCloseable {
             throw PixyException.disabled();
         }
         var arrival = clock.instant();
-        if (ack instanceof AckMode.Explicit e && served.contains(new Served(group, topic, e.partition()))) {
+        if (ack instanceof AckMode.Explicit e && served(group, topic, e.partition())) {
             ackHeld(group, topic, e.partition(), e.offset());
         }
         try (ParkedLimit.Slot slot = parked.enter()) {
@@ -91,7 +101,10 @@ public final class Consumers implements AutoCloseable {
                 if (m == null) {
                     continue;
                 }
-                served.add(new Served(group, topic, m.partition()));
+                Members members = live.get(group);
+                if (members != null) {
+                    members.served.add(new Served(topic, m.partition()));
+                }
                 if (ack instanceof AckMode.Auto) {
                     g.ack(topic, m.partition(), m.offset());
                 }
@@ -107,7 +120,7 @@ public final class Consumers implements AutoCloseable {
      *                       of that partition, or no longer holds it
      */
     public void ack(String group, String topic, int partition, long offset) {
-        if (!served.contains(new Served(group, topic, partition))) {
+        if (!served(group, topic, partition)) {
             throw new PixyException(ErrorKind.ACK_FAILED,
                     "acks channel missing for {" + group + " " + topic + " " + partition + "}");
         }
@@ -116,8 +129,17 @@ public final class Consumers implements AutoCloseable {
         }
     }
 
+    private boolean served(String group, String topic, int partition) {
+        Members members = live.get(group);
+        return members != null && members.served.contains(new Served(topic, partition));
+    }
+
     private boolean ackHeld(String group, String topic, int partition, long offset) {
-        for (GroupConsumer g : live.getOrDefault(group, Set.of())) {
+        Members members = live.get(group);
+        if (members == null) {
+            return false;
+        }
+        for (GroupConsumer g : members.consumers) {
             if (g.ack(topic, partition, offset)) {
                 return true;
             }
@@ -151,8 +173,8 @@ public final class Consumers implements AutoCloseable {
                 Map<String, Object> settings = new HashMap<>(kafkaCommon);
                 settings.putAll(ConsumerSettings.of(config, name));
                 return new KafkaConsumer<>(settings);
-            }, memberships, metrics, () -> forget(name, created[0]));
-            live.computeIfAbsent(name, k -> ConcurrentHashMap.newKeySet()).add(created[0]);
+            }, memberships, metrics, memberships.revokeWaitLimit(), () -> forget(name, created[0]));
+            live.computeIfAbsent(name, k -> new Members()).consumers.add(created[0]);
             return created[0];
         });
     }
@@ -161,8 +183,8 @@ public final class Consumers implements AutoCloseable {
         accepting.remove(group, g);
         boolean[] gone = new boolean[1];
         live.computeIfPresent(group, (name, members) -> {
-            members.remove(g);
-            gone[0] = members.isEmpty();
+            members.consumers.remove(g);
+            gone[0] = members.consumers.isEmpty();
             return gone[0] ? null : members;
         });
         if (gone[0]) {
@@ -175,7 +197,7 @@ public final class Consumers implements AutoCloseable {
     public void close() {
         closing = true;
         List<GroupConsumer> members = new ArrayList<>();
-        live.values().forEach(members::addAll);
+        live.values().forEach(m -> members.addAll(m.consumers));
         members.forEach(GroupConsumer::shutdown);
         // The members drain and leave in parallel: one deadline for all of them.
         Duration limit = config.shutdownTimeout().plus(LEAVE_TIMEOUT);

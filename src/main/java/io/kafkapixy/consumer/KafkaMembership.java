@@ -1,6 +1,7 @@
 package io.kafkapixy.consumer;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Set;
 
@@ -15,6 +16,24 @@ import org.apache.kafka.common.TopicPartition;
 final class KafkaMembership implements Membership {
 
     private static final System.Logger LOG = System.getLogger(KafkaMembership.class.getName());
+    /**
+     * How long before Kafka's rebalance timeout (the member's {@code max.poll.interval.ms}) a revoked partition stops
+     * waiting for acks: a member that has not polled by then is dropped from the group, and its partitions would be
+     * lost uncommitted.
+     */
+    static final Duration REBALANCE_MARGIN = Duration.ofSeconds(15);
+
+    static final Membership.Factory FACTORY = new Membership.Factory() {
+        @Override
+        public Membership create(String group, Consumer<byte[], byte[]> kafka, PartitionLifecycle lifecycle) {
+            return new KafkaMembership(group, kafka, lifecycle);
+        }
+
+        @Override
+        public Duration revokeWaitLimit() {
+            return ConsumerSettings.MAX_POLL_INTERVAL.minus(REBALANCE_MARGIN);
+        }
+    };
 
     private final String group;
     private final Consumer<byte[], byte[]> kafka;

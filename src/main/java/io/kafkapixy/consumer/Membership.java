@@ -21,5 +21,13 @@ public interface Membership {
     interface Factory {
         Membership create(String group, org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> kafka,
                           PartitionLifecycle lifecycle);
+
+        /**
+         * The longest a revoked partition may keep its member waiting for acks before it lets go, or null when only
+         * the acks' own {@code ack_timeout} bounds it (the original's rule, §4.6).
+         */
+        default java.time.Duration revokeWaitLimit() {
+            return null;
+        }
     }
 }

@@ -19,7 +19,7 @@ import org.apache.kafka.common.TopicPartition;
  * One partition assigned to this instance for a group (reference §4.10): the records fetched but not yet offered,
  * the offers awaiting acks, and the {@link OffsetTracker} that decides what is committed.
  *
- * <p>Not thread-safe: guarded by the owning {@code GroupConsumer}'s lock. Time is passed in.
+ * <p>Not thread-safe: guarded by the {@link GroupState}'s lock. Time is passed in.
  */
 final class PartitionState {
 
@@ -199,12 +199,12 @@ final class PartitionState {
         submittedOffset = -1;
     }
 
-    /** The current position to commit, changed or not (for the final commit on revoke or shutdown). */
     /** The offset the next commit will carry; unlike {@link #position()} it does not mark it submitted. */
     long committableOffset() {
         return tracker.offset();
     }
 
+    /** The current position to commit, changed or not (for the final commit on revoke or shutdown). */
     OffsetAndMetadata position() {
         submittedOffset = tracker.offset();
         submittedMetadata = tracker.metadata();

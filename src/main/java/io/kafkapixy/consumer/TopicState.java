@@ -12,7 +12,7 @@ import io.kafkapixy.errors.PixyException;
  * A topic of a group on this instance (reference §4.2, §4.7, §4.12): the FIFO queue of parked requests, the
  * assigned partitions served round-robin, and when the topic was last asked for.
  *
- * <p>Not thread-safe: guarded by the owning {@code GroupConsumer}'s lock.
+ * <p>Not thread-safe: guarded by the {@link GroupState}'s lock.
  */
 final class TopicState {
 
@@ -46,7 +46,7 @@ final class TopicState {
             lastRequest = arrival;
         }
         expired = false;
-        WaitingRequest r = new WaitingRequest(deadline);
+        WaitingRequest r = new WaitingRequest(deadline, metrics);
         waiting.addLast(r);
         return r;
     }

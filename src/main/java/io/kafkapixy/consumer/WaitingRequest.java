@@ -10,9 +10,12 @@ import java.util.concurrent.CompletableFuture;
 final class WaitingRequest {
 
     final Instant deadline;
+    /** The meters of the topic it waits for. */
+    final ConsumerMetrics.Topic meters;
     final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
 
-    WaitingRequest(Instant deadline) {
+    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters) {
         this.deadline = deadline;
+        this.meters = meters;
     }
 }

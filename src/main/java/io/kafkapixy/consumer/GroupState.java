@@ -1,0 +1,389 @@
+package io.kafkapixy.consumer;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What one group member holds on this instance, under one lock: its topics with their parked requests, the
+ * partitions it is assigned with their fetched records, offers and acks, and whether it still takes requests.
+ *
+ * <p>Request threads call {@link #park}, {@link #giveUp}, {@link #ack} and {@link #shutdown}; the member's owning
+ * thread ({@link MemberLoop}, {@link Handover}) hands in what it fetched and takes out what to pause and commit. No
+ * method blocks on Kafka; only {@link #awaitAcks} waits, and it takes acks meanwhile.
+ */
+final class GroupState {
+
+    private static final System.Logger LOG = System.getLogger(GroupState.class.getName());
+    /** Longest real-time wait in {@link #awaitAcks} before the clock is read again (a fake clock moves by itself). */
+    private static final Duration ACK_WAIT_SLICE = Duration.ofMillis(100);
+
+    private final String group;
+    private final ConsumerConfig config;
+    private final Clock clock;
+    private final ConsumerMetrics metrics;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition acked = lock.newCondition();
+    // guarded by lock
+    private final Map<String, TopicState> topics = new HashMap<>();
+    private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    private boolean closed;
+    private Instant shutdownDeadline;
+
+    GroupState(String group, ConsumerConfig config, Clock clock, ConsumerMetrics metrics) {
+        this.group = group;
+        this.config = config;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    String group() {
+        return group;
+    }
+
+    private <T> T locked(java.util.function.Supplier<T> action) {
+        lock.lock();
+        try {
+            return action.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void locked(Runnable action) {
+        lock.lock();
+        try {
+            action.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Parks a request for a message of {@code topic}, due at {@code arrival} + {@code long_polling_timeout}, and
+     * serves it at once if a message is ready. Returns null when this member is leaving (the caller gets a new one).
+     *
+     * @throws PixyException too many requests, or shutting down
+     */
+    WaitingRequest park(String topic, Instant arrival) {
+        lock.lock();
+        try {
+            if (closed) {
+                if (shutdownDeadline != null) {
+                    throw PixyException.shuttingDown();
+                }
+                return null;
+            }
+            TopicState t = topics.computeIfAbsent(topic, name -> new TopicState(name, arrival,
+                    metrics.topic(group, name)));
+            WaitingRequest r;
+            try {
+                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize());
+            } catch (PixyException e) {
+                t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
+                throw e;
+            }
+            t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+            return r;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A request stops waiting: unless a message was handed over at the last moment, it is answered {@code answer}. */
+    void giveUp(String topic, WaitingRequest r, PixyException answer) {
+        locked(() -> {
+            TopicState t = topics.get(topic);
+            if (!r.result.isDone() && t != null && t.unpark(r)) {
+                r.result.completeExceptionally(answer);
+            }
+        });
+    }
+
+    /** Acks a message of a partition held here, also while closing; false when the partition is not held here. */
+    boolean ack(String topic, int partition, long offset) {
+        lock.lock();
+        try {
+            PartitionState p = assigned.get(new TopicPartition(topic, partition));
+            if (p == null) {
+                return false;
+            }
+            boolean changed = p.ack(offset);
+            acked.signalAll();
+            TopicState t = topics.get(topic);
+            if (t != null) {
+                if (changed) {
+                    t.metrics.acked();
+                }
+                if (t.hasWaiting()) {
+                    t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes no more requests and answers the parked ones {@code service is shutting down}; acks are still taken until
+     * the partitions are gone, and waits for acks end by {@code consumer.shutdown_timeout} from now.
+     */
+    void shutdown() {
+        locked(() -> {
+            closed = true;
+            if (shutdownDeadline == null) {
+                shutdownDeadline = clock.instant().plus(config.shutdownTimeout());
+            }
+            topics.values().forEach(t -> t.failAll(PixyException.shuttingDown()));
+            acked.signalAll();
+        });
+    }
+
+    boolean isShuttingDown() {
+        return locked(() -> shutdownDeadline != null);
+    }
+
+    /** True once this member takes no more requests (it is leaving the group or has left). */
+    boolean isClosed() {
+        return locked(() -> closed);
+    }
+
+    int parkedRequests() {
+        return locked(() -> topics.values().stream().mapToInt(TopicState::waitingCount).sum());
+    }
+
+    /**
+     * Topics with live requests. Expired topics with nothing left are dropped; when no topic is left the member is
+     * closed to new requests (in the same step, so no request can slip in).
+     */
+    Set<String> wantedTopics() {
+        return locked(() -> {
+            if (shutdownDeadline != null) {
+                closed = true;
+                return Set.of();
+            }
+            Set<String> wanted = new TreeSet<>();
+            topics.values().removeIf(t -> {
+                boolean gone = t.expired() && !t.hasPartitions() && !t.hasWaiting();
+                if (gone) {
+                    t.metrics.remove();
+                }
+                return gone;
+            });
+            for (TopicState t : topics.values()) {
+                if (!t.expired()) {
+                    wanted.add(t.topic);
+                }
+            }
+            if (wanted.isEmpty()) {
+                closed = true;
+            }
+            return wanted;
+        });
+    }
+
+    /** A topic this instance may not read: its requests fail and it leaves the subscription until asked again. */
+    void refuseTopics(Set<String> unauthorized, String reason) {
+        locked(() -> unauthorized.stream().map(topics::get).filter(t -> t != null).forEach(t -> {
+            t.failAll(new PixyException(ErrorKind.INTERNAL, reason));
+            t.expire();
+        }));
+    }
+
+    /**
+     * Takes in one poll's records and the fetch positions known after it, serves parked requests, drops exhausted
+     * retries, expires idle topics, and returns the held partitions whose fetching should stop: a buffer of
+     * {@code fetchBuffer} records or more than {@code max_pending_messages} offers awaiting acks (§4.10).
+     */
+    Set<TopicPartition> absorb(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions,
+                               Instant now, int fetchBuffer) {
+        Set<TopicPartition> full = new HashSet<>();
+        lock.lock();
+        try {
+            for (TopicPartition tp : records.partitions()) {
+                PartitionState p = assigned.get(tp);
+                if (p != null) {
+                    for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
+                        p.addFetched(record);
+                    }
+                }
+            }
+            positions.forEach((tp, position) -> {
+                PartitionState p = assigned.get(tp);
+                if (p != null) {
+                    p.fetchedUpTo(position);
+                }
+            });
+            for (PartitionState p : assigned.values()) {
+                p.takeDueRetry(now, config.maxRetries());
+            }
+            for (TopicState t : topics.values()) {
+                t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
+                if (t.shouldExpire(now, config.subscriptionTimeout(), config.ackTimeout())) {
+                    LOG.log(Level.INFO, "Topic subscription expired: group={0}, topic={1}", group, t.topic);
+                    t.expire();
+                }
+            }
+            for (PartitionState p : assigned.values()) {
+                if (p.shouldPauseFetching(fetchBuffer, config.maxPendingMessages())) {
+                    full.add(p.tp);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return full;
+    }
+
+    /**
+     * Publishes each topic's gauges. {@code endOffsets} gives a partition's end as far as the consumer knows it (null
+     * when it does not).
+     */
+    void reportState(Function<TopicPartition, Long> endOffsets) {
+        locked(() -> {
+            Map<String, Long> lag = new HashMap<>();
+            assigned.forEach((tp, p) -> {
+                Long end = endOffsets.apply(tp);
+                if (end != null) {
+                    lag.merge(tp.topic(), Math.max(0, end - p.committableOffset()), Long::sum);
+                }
+            });
+            for (TopicState t : topics.values()) {
+                t.metrics.state(t.waitingCount(), t.unackedCount(), lag.getOrDefault(t.topic, 0L));
+            }
+        });
+    }
+
+    /** Newly initialized partitions join their topics (a topic nobody asked for here is created expired). */
+    void add(Map<TopicPartition, PartitionState> states) {
+        locked(() -> {
+            Instant now = clock.instant();
+            states.forEach((tp, p) -> {
+                assigned.put(tp, p);
+                topics.computeIfAbsent(tp.topic(), name -> {
+                    TopicState t = new TopicState(name, now, metrics.topic(group, name));
+                    t.expire();
+                    return t;
+                }).add(p);
+            });
+            topics.values().forEach(t -> t.dispatch(now, config.maxPendingMessages(), config.maxRetries()));
+        });
+    }
+
+    /** Offsets (with sparse acks) that changed since they were last submitted, marked as submitted. */
+    Map<TopicPartition, OffsetAndMetadata> changedOffsets() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        locked(() -> assigned.forEach((tp, p) -> p.commitIfChanged().ifPresent(o -> offsets.put(tp, o))));
+        return offsets;
+    }
+
+    /** A commit of these partitions failed: the next {@link #changedOffsets()} carries them again. */
+    void commitFailed(Collection<TopicPartition> partitions) {
+        locked(() -> partitions.stream().map(assigned::get).filter(p -> p != null)
+                .forEach(PartitionState::commitFailed));
+    }
+
+    List<TopicPartition> assignedPartitions() {
+        return locked(() -> new ArrayList<>(assigned.keySet()));
+    }
+
+    /** The current positions of the held partitions, changed or not (for the final commit). */
+    Map<TopicPartition, OffsetAndMetadata> positions() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        locked(() -> assigned.forEach((tp, p) -> offsets.put(tp, p.position())));
+        return offsets;
+    }
+
+    /**
+     * Stops offering from these partitions and waits until what they offered is acked or overdue by
+     * {@code ack_timeout} (§4.6), taking acks meanwhile; at most until {@code limit}, and never past the shutdown's
+     * deadline once shutdown began.
+     */
+    void awaitAcks(Collection<TopicPartition> partitions, Instant limit) {
+        lock.lock();
+        try {
+            List<PartitionState> revoking = partitions.stream().map(assigned::get).filter(p -> p != null).toList();
+            revoking.forEach(PartitionState::startRevoking);
+            while (true) {
+                Instant now = clock.instant();
+                Instant until = shutdownDeadline != null && shutdownDeadline.isBefore(limit) ? shutdownDeadline
+                        : limit;
+                long wait = Math.min(Duration.between(now, until).toNanos(), revoking.stream()
+                        .mapToLong(p -> p.waitForAcks(now).toNanos()).max().orElse(0));
+                if (wait <= 0) {
+                    return;
+                }
+                acked.await(Math.min(wait, ACK_WAIT_SLICE.toNanos()), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True while the owning thread waits in {@link #awaitAcks} (for tests and diagnostics). */
+    boolean awaitingAcks() {
+        return locked(() -> lock.hasWaiters(acked));
+    }
+
+    /** Removes the partitions and returns their positions, atomically, so no ack lands in between. */
+    Map<TopicPartition, OffsetAndMetadata> takeFinal(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        locked(() -> partitions.forEach(tp -> {
+            PartitionState p = assigned.remove(tp);
+            if (p == null) {
+                return;
+            }
+            offsets.put(tp, p.position());
+            TopicState t = topics.get(tp.topic());
+            if (t != null) {
+                t.remove(p);
+            }
+        }));
+        return offsets;
+    }
+
+    /** The member has left: parked requests are answered (503 when shutting down, else {@code answer}). */
+    void close(PixyException answer) {
+        locked(() -> {
+            closed = true;
+            PixyException a = shutdownDeadline != null ? PixyException.shuttingDown() : answer;
+            topics.values().forEach(t -> {
+                t.failAll(a);
+                t.metrics.remove();
+            });
+            assigned.clear();
+        });
+    }
+
+    /** Closed to new requests while the member commits and leaves; acks are still taken. */
+    void stopTakingRequests() {
+        locked(() -> {
+            closed = true;
+        });
+    }
+}
