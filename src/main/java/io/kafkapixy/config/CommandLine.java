@@ -274,7 +274,8 @@ public final class CommandLine {
             z = new ZooKeeperConfig(
                     zookeeperSeedPeers().isEmpty() ? z.seedPeers() : zookeeperSeedPeers(),
                     zookeeperChroot().orElse(z.chroot()),
-                    z.sessionTimeout());
+                    z.sessionTimeout(),
+                    z.named() || !zookeeperSeedPeers().isEmpty());
             proxies.put(config.defaultCluster(), proxy.withKafka(k).withZooKeeper(z));
         }
         return new PixyConfig(

@@ -253,7 +253,8 @@ public final class ConfigLoader {
         ZooKeeperConfig zooKeeper = new ZooKeeperConfig(
                 z.strings("seed_peers", zd.seedPeers()),
                 z.string("chroot", zd.chroot()),
-                z.duration("session_timeout", zd.sessionTimeout()));
+                z.duration("session_timeout", zd.sessionTimeout()),
+                zd.named() || z.has("seed_peers"));
 
         YamlSection p = s.section("producer");
         ProducerConfig pd = d.producer();

@@ -36,6 +36,7 @@ public final class Consumers implements AutoCloseable {
     private final Clock clock;
     private final ConsumerMetrics metrics;
     private final ParkedLimit parked;
+    private final GroupGuard guard;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
@@ -64,12 +65,15 @@ public final class Consumers implements AutoCloseable {
 
     /**
      * @param memberships      how group members get partitions: {@link #kafkaMembership()}, or ZooKeeper's
+     * @param guard            asked before this instance joins a group (a new member is made)
      * @param committedOffsets reads committed offsets as stored, negative ones included (kafka-clients reads a
      *                         committed -2, "start at the oldest", as no commit at all)
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Membership.Factory memberships, ConsumerMetrics metrics, ParkedLimit parked, Clock clock) {
+                     Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics, ParkedLimit parked,
+                     Clock clock) {
         this.config = config;
+        this.guard = guard;
         this.parked = parked;
         this.metrics = metrics;
         this.memberships = memberships;
@@ -164,6 +168,7 @@ public final class Consumers implements AutoCloseable {
         if (g != null && !g.isClosed()) {
             return g;
         }
+        guard.check(group);
         return accepting.compute(group, (name, current) -> {
             if (current != null && !current.isClosed()) {
                 return current;

@@ -17,6 +17,8 @@ public enum ErrorKind {
     SHUTTING_DOWN,
     /** The consumer is disabled by configuration: 503 / UNAVAILABLE. */
     DISABLED,
+    /** A group with ZooKeeper-coordinated members, which a {@code kafka}-mode instance must not join: 503 / UNAVAILABLE. */
+    MIXED_MEMBERSHIP,
     /** No message within the long-polling timeout: 408 / NOT_FOUND. */
     LONG_POLL_TIMEOUT,
     /** Too many consume requests queued for a group or group-topic: 429 / RESOURCE_EXHAUSTED. */

@@ -14,8 +14,10 @@ import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.consumer.ParkedLimit;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.consumer.Membership;
+import io.kafkapixy.zookeeper.MixedMembershipGuard;
 import io.kafkapixy.zookeeper.ZooKeeperMembership;
 import io.kafkapixy.consumer.Consumers;
+import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;
 import org.apache.kafka.clients.admin.Admin;
@@ -41,11 +43,15 @@ public final class Proxy implements AutoCloseable {
     private final RawOffsets consumerOffsets;
     /** Only with {@code membership: zookeeper}. */
     private final ZooKeeperMembership zooKeeper;
+    /** Only with {@code membership: kafka} and {@code zoo_keeper.seed_peers} configured. */
+    private final MixedMembershipGuard mixedMembershipGuard;
     private final PixyAdmin pixyAdmin;
 
     private Proxy(String name, ProxyConfig config, Admin admin, PixyProducer producer, Consumers consumers,
-                  RawOffsets rawOffsets, RawOffsets consumerOffsets, ZooKeeperMembership zooKeeper) {
+                  RawOffsets rawOffsets, RawOffsets consumerOffsets, ZooKeeperMembership zooKeeper,
+                  MixedMembershipGuard mixedMembershipGuard) {
         this.zooKeeper = zooKeeper;
+        this.mixedMembershipGuard = mixedMembershipGuard;
         this.name = name;
         this.config = config;
         this.admin = admin;
@@ -75,15 +81,19 @@ public final class Proxy implements AutoCloseable {
             RawOffsets rawOffsets = new RawOffsets(common);
             RawOffsets consumerOffsets = new RawOffsets(common);
             ZooKeeperMembership zooKeeper = null;
+            MixedMembershipGuard guard = null;
             Membership.Factory memberships = Consumers.kafkaMembership();
             if (config.consumer().membership() == ConsumerConfig.Membership.ZOOKEEPER) {
                 zooKeeper = ZooKeeperMembership.connect(config.zooKeeper());
                 memberships = zooKeeper.memberships(config.clientId(), config.consumer().retryBackoff(),
                         Clock.systemUTC());
+            } else if (config.zooKeeper().named()) {
+                guard = MixedMembershipGuard.connect(config.zooKeeper());
             }
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
-                    metrics.consumers(), parked, Clock.systemUTC());
-            return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper);
+                    guard == null ? GroupGuard.NONE : guard, metrics.consumers(), parked, Clock.systemUTC());
+            return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper,
+                    guard);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
@@ -174,6 +184,9 @@ public final class Proxy implements AutoCloseable {
         }
         if (zooKeeper != null) {
             zooKeeper.close();
+        }
+        if (mixedMembershipGuard != null) {
+            mixedMembershipGuard.close();
         }
         rawOffsets.close();
         consumerOffsets.close();

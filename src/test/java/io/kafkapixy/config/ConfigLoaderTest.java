@@ -465,6 +465,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void zooKeeperPeersCountAsNamedOnlyWhenTheConfigGivesThem() {
+        assertFalse(parse("proxies:\n  pxy:\n    zoo_keeper: {chroot: /x}\n").defaultProxy().zooKeeper().named(),
+                "the default localhost:2181 is not a ZooKeeper to check");
+        assertTrue(parse("proxies:\n  pxy:\n    zoo_keeper: {seed_peers: [z1:2181]}\n").defaultProxy().zooKeeper()
+                .named());
+    }
+
+    @Test
     void zookeeperMembershipNeedsZookeeperPeers() {
         assertEquals("invalid config parameter: invalid config, cluster=pxy: "
                      + "zoo_keeper.seed_peers must not be empty when consumer.membership is zookeeper",
