@@ -174,6 +174,32 @@ class ConsumeTest {
     }
 
     @Test
+    void servedPartitionsAreForgottenWithTheGroupsLastMemberOnThisInstance() throws Exception {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(1))
+                .subscriptionTimeout(Duration.ofSeconds(1)))) {
+            join(pixy);
+            kafka.produce(topic, 0, null, "m0");
+            kafka.produce(topic, 0, null, "m1");
+            long first = object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue();
+            assertEquals(200, pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset=" + first,
+                    "text/plain", "").statusCode(), "served here: the ack is taken");
+            long second = object(pixy.get(messages() + "&noAck").body()).getJsonNumber("offset").longValue();
+
+            String missing = "acks channel missing for {" + group + " " + topic + " 0}";
+
+            // once the topic expires the member commits and leaves, and the instance forgets the partition
+            TestKafka.Waits.until(Duration.ofSeconds(60), missing, () -> {
+                var late = pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset=" + second,
+                        "text/plain", "");
+                return late.statusCode() == 500 && error(late.body()).equals(missing);
+            });
+            assertTrue(kafka.admin().describeConsumerGroups(List.of(group)).describedGroups().get(group).get()
+                    .members().isEmpty(), "the group has no member left");
+        }
+    }
+
+    @Test
     void withMaxRetriesZeroAnUnackedMessageIsOfferedOnlyOnce() {
         kafka.createTopic(topic, 1);
         try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(1)).maxRetries(0)
