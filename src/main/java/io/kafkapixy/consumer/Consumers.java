@@ -101,16 +101,13 @@ public final class Consumers implements AutoCloseable {
         try (ParkedLimit.Slot slot = parked.enter()) {
             while (true) {
                 GroupConsumer g = member(group);
-                ConsumedMessage m = g.consume(topic, arrival);
+                ConsumedMessage m = g.consume(topic, arrival, ack instanceof AckMode.Auto);
                 if (m == null) {
                     continue;
                 }
                 Members members = live.get(group);
                 if (members != null) {
                     members.served.add(new Served(topic, m.partition()));
-                }
-                if (ack instanceof AckMode.Auto) {
-                    g.ack(topic, m.partition(), m.offset());
                 }
                 return m;
             }

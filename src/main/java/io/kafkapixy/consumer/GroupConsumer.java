@@ -56,12 +56,13 @@ final class GroupConsumer {
 
     /**
      * Waits for a message of {@code topic} until {@code arrival} + {@code long_polling_timeout}. Returns null when
-     * this member is leaving the group (the caller gets a new member).
+     * this member is leaving the group (the caller gets a new member). With {@code autoAck} the message is acked as it
+     * is handed over.
      *
      * @throws PixyException long polling timeout, too many requests, or shutting down
      */
-    ConsumedMessage consume(String topic, Instant arrival) {
-        WaitingRequest r = state.park(topic, arrival);
+    ConsumedMessage consume(String topic, Instant arrival, boolean autoAck) {
+        WaitingRequest r = state.park(topic, arrival, autoAck);
         if (r == null) {
             return null;
         }

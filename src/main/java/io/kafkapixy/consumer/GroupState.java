@@ -85,9 +85,11 @@ final class GroupState {
      * Parks a request for a message of {@code topic}, due at {@code arrival} + {@code long_polling_timeout}, and
      * serves it at once if a message is ready. Returns null when this member is leaving (the caller gets a new one).
      *
+     * With {@code autoAck} the message counts as acked as it is handed over.
+     *
      * @throws PixyException too many requests, or shutting down
      */
-    WaitingRequest park(String topic, Instant arrival) {
+    WaitingRequest park(String topic, Instant arrival, boolean autoAck) {
         lock.lock();
         try {
             if (closed) {
@@ -100,7 +102,7 @@ final class GroupState {
                     metrics.topic(group, name)));
             WaitingRequest r;
             try {
-                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize());
+                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck);
             } catch (PixyException e) {
                 t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
                 throw e;
@@ -331,7 +333,7 @@ final class GroupState {
                 Instant now = clock.instant();
                 Instant until = shutdownDeadline != null && shutdownDeadline.isBefore(limit) ? shutdownDeadline
                         : limit;
-                long wait = Math.min(Duration.between(now, until).toNanos(), revoking.stream()
+                long wait = Math.min(nanosUntil(now, until), revoking.stream()
                         .mapToLong(p -> p.waitForAcks(now).toNanos()).max().orElse(0));
                 if (wait <= 0) {
                     return;
@@ -343,6 +345,12 @@ final class GroupState {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Nanoseconds from now until {@code until}, saturating ({@link Instant#MAX} means no limit). */
+    private static long nanosUntil(Instant now, Instant until) {
+        Duration d = Duration.between(now, until);
+        return d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
     }
 
     /** True while the owning thread waits in {@link #awaitAcks} (for tests and diagnostics). */

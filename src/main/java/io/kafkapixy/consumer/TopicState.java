@@ -39,6 +39,11 @@ final class TopicState {
      * queues {@code channel_buffer_size} more). A request revives an expired topic.
      */
     WaitingRequest park(Instant arrival, Instant deadline, int limit) {
+        return park(arrival, deadline, limit, false);
+    }
+
+    /** As {@link #park(Instant, Instant, int)}; with {@code autoAck} the message is acked as it is handed over. */
+    WaitingRequest park(Instant arrival, Instant deadline, int limit, boolean autoAck) {
         if (waiting.size() > limit) {
             throw PixyException.tooManyRequests();
         }
@@ -46,7 +51,7 @@ final class TopicState {
             lastRequest = arrival;
         }
         expired = false;
-        WaitingRequest r = new WaitingRequest(deadline, metrics);
+        WaitingRequest r = new WaitingRequest(deadline, metrics, autoAck);
         waiting.addLast(r);
         return r;
     }
@@ -68,7 +73,7 @@ final class TopicState {
                 r.result.completeExceptionally(PixyException.longPollTimeout());
                 continue;
             }
-            ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
+            ConsumedMessage m = nextMessage(now, maxPending, maxRetries, r.autoAck);
             if (m == null) {
                 return;
             }
@@ -77,13 +82,17 @@ final class TopicState {
         }
     }
 
-    private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries) {
+    private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries, boolean autoAck) {
         int n = partitions.size();
         for (int i = 0; i < n; i++) {
             int index = (next + i) % n;
-            ConsumedMessage m = partitions.get(index).next(now, maxPending, maxRetries);
+            PartitionState p = partitions.get(index);
+            ConsumedMessage m = p.next(now, maxPending, maxRetries);
             if (m != null) {
                 next = (index + 1) % n;
+                if (autoAck && p.ack(m.offset())) {
+                    metrics.acked();
+                }
                 return m;
             }
         }

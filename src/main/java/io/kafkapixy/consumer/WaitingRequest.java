@@ -12,10 +12,13 @@ final class WaitingRequest {
     final Instant deadline;
     /** The meters of the topic it waits for. */
     final ConsumerMetrics.Topic meters;
+    /** The message it gets counts as acked as it is handed over (auto-ack): no second trip through the lock. */
+    final boolean autoAck;
     final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
 
-    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters) {
+    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters, boolean autoAck) {
         this.deadline = deadline;
         this.meters = meters;
+        this.autoAck = autoAck;
     }
 }

@@ -95,6 +95,22 @@ class HandoverTest {
     }
 
     @Test
+    void withoutAMembershipLimitOnlyAckTimeoutEndsTheWait() {
+        MemberRig rig = offering(null);
+        whileTheRevokeWaits(rig, () -> {
+            rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
+            sleepBriefly();
+            assertTrue(rig.state.awaitingAcks(), "still waiting just before ack_timeout");
+            rig.clock.advance(Duration.ofMillis(1));
+        });
+
+        rig.rebalanceTo(tp(1));
+        rig.loop.step();
+
+        assertEquals(0, rig.commits.get(tp(0)).offset());
+    }
+
+    @Test
     void theWaitEndsAtTheMembershipsLimitEvenBeforeAckTimeout() {
         MemberRig rig = offering(Duration.ofSeconds(3));
         whileTheRevokeWaits(rig, () -> rig.clock.advance(Duration.ofSeconds(3)));

@@ -95,7 +95,7 @@ final class MemberRig {
 
     /** A consume request arriving now. */
     WaitingRequest request() {
-        return state.park(TOPIC, clock.instant());
+        return state.park(TOPIC, clock.instant(), false);
     }
 
     /** The next poll gives this member exactly these partitions (revoking the others). */
