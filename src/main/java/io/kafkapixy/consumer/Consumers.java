@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import io.kafkapixy.admin.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
@@ -37,6 +38,8 @@ public final class Consumers implements AutoCloseable {
     private final ConsumerMetrics metrics;
     private final ParkedLimit parked;
     private final GroupGuard guard;
+    /** Answers parked requests at their deadlines; one thread for all groups of the cluster. */
+    private final ScheduledThreadPoolExecutor deadlines;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
@@ -74,6 +77,9 @@ public final class Consumers implements AutoCloseable {
                      Clock clock) {
         this.config = config;
         this.guard = guard;
+        this.deadlines = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("consume-deadlines").daemon()
+                .factory());
+        this.deadlines.setRemoveOnCancelPolicy(true);
         this.parked = parked;
         this.metrics = metrics;
         this.memberships = memberships;
@@ -91,6 +97,17 @@ public final class Consumers implements AutoCloseable {
      *                       topic, or of this whole instance)
      */
     public ConsumedMessage consume(String group, String topic, AckMode ack) {
+        return consumeAsync(group, topic, ack).await();
+    }
+
+    /**
+     * As {@link #consume}, without blocking the caller: the request is parked (and served at once when a message is
+     * ready) and the result completes later. Blocks only to join a group through a {@link GroupGuard} that may ask
+     * ZooKeeper ({@link #joinsWithoutBlocking()} says whether that can happen).
+     *
+     * @throws PixyException disabled, shutting down or too many requests, before anything is parked
+     */
+    public PendingConsume consumeAsync(String group, String topic, AckMode ack) {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
@@ -98,20 +115,31 @@ public final class Consumers implements AutoCloseable {
         if (ack instanceof AckMode.Explicit e && served(group, topic, e.partition())) {
             ackHeld(group, topic, e.partition(), e.offset());
         }
-        try (ParkedLimit.Slot slot = parked.enter()) {
+        ParkedLimit.Slot slot = parked.enter();
+        try {
             while (true) {
                 GroupConsumer g = member(group);
-                ConsumedMessage m = g.consume(topic, arrival, ack instanceof AckMode.Auto);
-                if (m == null) {
+                PendingConsume p = g.consume(topic, arrival, ack instanceof AckMode.Auto, deadlines);
+                if (p == null) {
                     continue;
                 }
-                Members members = live.get(group);
-                if (members != null) {
-                    members.served.add(new Served(topic, m.partition()));
-                }
-                return m;
+                return p.whenComplete((m, error) -> {
+                    slot.close();
+                    Members members = m == null ? null : live.get(group);
+                    if (members != null) {
+                        members.served.add(new Served(topic, m.partition()));
+                    }
+                });
             }
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
         }
+    }
+
+    /** False when joining a group may wait for ZooKeeper (the mixed-membership guard is on). */
+    public boolean joinsWithoutBlocking() {
+        return guard == GroupGuard.NONE;
     }
 
     /**
@@ -211,8 +239,10 @@ public final class Consumers implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                break;
             }
         }
+        // timers already set still run: a request parked in the meantime is still answered at its deadline
+        deadlines.shutdown();
     }
 }

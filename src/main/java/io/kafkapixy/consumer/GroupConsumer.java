@@ -3,10 +3,9 @@ package io.kafkapixy.consumer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import io.kafkapixy.admin.OffsetStore;
@@ -55,28 +54,29 @@ final class GroupConsumer {
     }
 
     /**
-     * Waits for a message of {@code topic} until {@code arrival} + {@code long_polling_timeout}. Returns null when
-     * this member is leaving the group (the caller gets a new member). With {@code autoAck} the message is acked as it
-     * is handed over.
+     * Parks a request for a message of {@code topic}, due at {@code arrival} + {@code long_polling_timeout}; the
+     * {@code deadlines} timer answers it {@code long polling timeout} then. Returns null when this member is leaving
+     * the group (the caller gets a new member). With {@code autoAck} the message is acked as it is handed over.
      *
-     * @throws PixyException long polling timeout, too many requests, or shutting down
+     * @throws PixyException too many requests, or shutting down
      */
-    ConsumedMessage consume(String topic, Instant arrival, boolean autoAck) {
+    PendingConsume consume(String topic, Instant arrival, boolean autoAck, ScheduledExecutorService deadlines) {
         WaitingRequest r = state.park(topic, arrival, autoAck);
         if (r == null) {
             return null;
         }
         startOnce();
-        ConsumerMetrics.Topic meters = r.meters;
-        try {
-            ConsumedMessage m = await(topic, r);
-            meters.request(ConsumerMetrics.Outcome.MESSAGE);
-            return m;
-        } catch (PixyException e) {
-            meters.request(e.kind() == ErrorKind.LONG_POLL_TIMEOUT ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT
-                    : ConsumerMetrics.Outcome.ERROR);
-            throw e;
+        if (!r.result.isDone()) {
+            long ttl = Math.max(0, Duration.between(clock.instant(), r.deadline).toNanos());
+            ScheduledFuture<?> timer = deadlines.schedule(
+                    () -> state.giveUp(topic, r, PixyException.longPollTimeout()), ttl, TimeUnit.NANOSECONDS);
+            r.result.whenComplete((m, e) -> timer.cancel(false));
         }
+        ConsumerMetrics.Topic meters = r.meters;
+        return new PendingConsume(r.result, () -> state.giveUp(topic, r, PixyException.shuttingDown()))
+                .whenComplete((m, e) -> meters.request(e == null ? ConsumerMetrics.Outcome.MESSAGE
+                        : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
+                        ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
     }
 
     private synchronized void startOnce() {
@@ -84,36 +84,6 @@ final class GroupConsumer {
             started = true;
             thread.start();
         }
-    }
-
-    private ConsumedMessage await(String topic, WaitingRequest r) {
-        long ttl = Duration.between(clock.instant(), r.deadline).toNanos();
-        try {
-            return r.result.get(Math.max(ttl, 0), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            state.giveUp(topic, r, PixyException.longPollTimeout());
-            return result(r);
-        } catch (InterruptedException e) {
-            // The server is stopping this request: take it out of the queue so no message is offered to it.
-            state.giveUp(topic, r, PixyException.shuttingDown());
-            Thread.currentThread().interrupt();
-            return result(r);
-        } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
-        }
-    }
-
-    private static ConsumedMessage result(WaitingRequest r) {
-        try {
-            return r.result.join();
-        } catch (CompletionException e) {
-            throw unwrap(e.getCause());
-        }
-    }
-
-    private static PixyException unwrap(Throwable cause) {
-        return cause instanceof PixyException p ? p
-                : new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()), cause);
     }
 
     /** Acks a message of a partition held here, also while closing; false when the partition is not held here. */

@@ -109,6 +109,27 @@ class ConsumeTest {
     }
 
     @Test
+    void aGrpcConsumeWhoseClientIsGoneLeavesTheQueueAndIsHandedNoMessage() throws Exception {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().longPollingTimeout(Duration.ofSeconds(30)))) {
+            var consumers = pixy.app().proxies().get("").consumers();
+            var ghost = mailgun.kafkapixy.KafkaPixyGrpc.newFutureStub(pixy.channel())
+                    .consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setNoAck(true).build());
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the request is parked", () -> consumers.parkedRequests() == 1);
+            TestKafka.Waits.until(Duration.ofSeconds(60), "the group holds the topic", this::assigned);
+
+            ghost.cancel(true);
+            TestKafka.Waits.until(Duration.ofSeconds(10), "the gone request left the queue",
+                    () -> consumers.parkedRequests() == 0);
+            kafka.produce(topic, 0, null, "for the next client");
+            ConsRs rs = pixy.grpc().withDeadlineAfter(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setNoAck(true).build());
+
+            assertEquals(0, rs.getOffset(), "the message was not handed to the client that left");
+        }
+    }
+
+    @Test
     void theGrpcConsumeAndAckLoopCommitsExactlyWhatWasAcked() {
         kafka.createTopic(topic, 2);
         try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
@@ -491,6 +512,14 @@ class ConsumeTest {
     }
 
     /** The first consume of a group subscribes it; it times out on a topic with nothing new. */
+    private boolean assigned() {
+        try {
+            return !kafka.assignment(group, topic).isEmpty();
+        } catch (IllegalStateException groupNotThereYet) {
+            return false;
+        }
+    }
+
     private void join(RunningPixy pixy) {
         assertEquals(408, pixy.get(messages()).statusCode());
     }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import com.google.protobuf.ByteString;
 import io.kafkapixy.admin.OffsetUpdate;
@@ -13,6 +14,7 @@ import io.kafkapixy.admin.PartitionOffsets;
 import io.kafkapixy.admin.TopicInfo;
 import io.kafkapixy.consumer.AckMode;
 import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.PendingConsume;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.producer.MessageKey;
@@ -87,7 +89,8 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void consumeNAck(ConsNAckRq rq, StreamObserver<ConsRs> out) {
-        unary(out, () -> {
+        PendingConsume pending;
+        try {
             Proxy proxy = proxies.get(rq.getCluster());
             GroupNames.validate(rq.getGroup());
             TopicNames.validate(rq.getTopic());
@@ -101,25 +104,51 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
                 validateAck(rq.getAckPartition(), rq.getAckOffset());
                 ack = AckMode.explicit(rq.getAckPartition(), rq.getAckOffset());
             }
-            ConsumedMessage m = proxy.consumers().consume(rq.getGroup(), rq.getTopic(), ack);
-            ConsRs.Builder rs = ConsRs.newBuilder().setPartition(m.partition()).setOffset(m.offset());
-            if (m.key() == null) {
-                rs.setKeyUndefined(true);
-            } else {
-                rs.setKeyValue(ByteString.copyFrom(m.key()));
+            pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack);
+        } catch (RuntimeException e) {
+            fail(out, e);
+            return;
+        }
+        // A client that is gone takes its request out of the queue, so no message is handed to it.
+        if (out instanceof ServerCallStreamObserver<ConsRs> call) {
+            call.setOnCancelHandler(pending::cancel);
+        }
+        // Completes here when a message is ready, else on the thread that hands one over or on the deadline timer.
+        pending.result().whenComplete((m, error) -> {
+            if (error != null) {
+                out.onError(GrpcErrors.toStatus(PendingConsume.failure(error)));
+                return;
             }
-            if (m.value() != null) {
-                rs.setMessage(ByteString.copyFrom(m.value()));
+            ConsRs rs;
+            try {
+                rs = response(m);
+            } catch (RuntimeException e) {
+                fail(out, e);
+                return;
             }
-            for (Header h : m.headers()) {
-                RecordHeader.Builder header = RecordHeader.newBuilder().setKey(h.key());
-                if (h.value() != null) {
-                    header.setValue(ByteString.copyFrom(h.value()));
-                }
-                rs.addHeaders(header);
-            }
-            return rs.build();
+            out.onNext(rs);
+            out.onCompleted();
         });
+    }
+
+    private static ConsRs response(ConsumedMessage m) {
+        ConsRs.Builder rs = ConsRs.newBuilder().setPartition(m.partition()).setOffset(m.offset());
+        if (m.key() == null) {
+            rs.setKeyUndefined(true);
+        } else {
+            rs.setKeyValue(ByteString.copyFrom(m.key()));
+        }
+        if (m.value() != null) {
+            rs.setMessage(ByteString.copyFrom(m.value()));
+        }
+        for (Header h : m.headers()) {
+            RecordHeader.Builder header = RecordHeader.newBuilder().setKey(h.key());
+            if (h.value() != null) {
+                header.setValue(ByteString.copyFrom(h.value()));
+            }
+            rs.addHeaders(header);
+        }
+        return rs.build();
     }
 
     @Override
@@ -236,15 +265,20 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         T response;
         try {
             response = call.get();
-        } catch (PixyException e) {
-            out.onError(GrpcErrors.toStatus(e));
-            return;
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "gRPC call failed", e);
-            out.onError(GrpcErrors.toStatus(new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()))));
+            fail(out, e);
             return;
         }
         out.onNext(response);
         out.onCompleted();
+    }
+
+    private static void fail(StreamObserver<?> out, RuntimeException e) {
+        if (e instanceof PixyException p) {
+            out.onError(GrpcErrors.toStatus(p));
+            return;
+        }
+        LOG.log(Level.ERROR, "gRPC call failed", e);
+        out.onError(GrpcErrors.toStatus(new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()))));
     }
 }

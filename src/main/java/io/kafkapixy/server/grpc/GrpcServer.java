@@ -7,15 +7,20 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.Codec;
 import io.grpc.DecompressorRegistry;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallExecutorSupplier;
 import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
@@ -29,6 +34,7 @@ import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.security.BearerTokens;
 import io.kafkapixy.security.ServerTls;
+import mailgun.kafkapixy.KafkaPixyGrpc;
 
 /**
  * The gRPC API on grpc-java's own Netty server, the reference implementation that every gRPC client stack is
@@ -88,6 +94,7 @@ public final class GrpcServer implements AutoCloseable {
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
                 .executor(calls)
+                .callExecutor(new OnTransportCalls(nonBlockingMethods(proxies)))
                 .decompressorRegistry(decompressors)
                 .addStreamTracerFactory(encodings)
                 .addStreamTracerFactory(new GrpcRequestMetrics(metrics, accessLog, methods))
@@ -108,6 +115,27 @@ public final class GrpcServer implements AutoCloseable {
             throw new UncheckedIOException("cannot listen for gRPC on " + host + ":" + port + ": " + why, e);
         }
         return new GrpcServer(server, calls, health);
+    }
+
+    /**
+     * Calls that never block run on the connection's event loop instead of a virtual thread of their own: no hand-off
+     * to the call and back for the response. ConsumeNAck parks without blocking and answers when its message comes;
+     * it blocks only to join a group through the mixed-membership guard (ZooKeeper), so then it does not qualify.
+     */
+    private static Set<String> nonBlockingMethods(ProxySet proxies) {
+        String ack = KafkaPixyGrpc.getAckMethod().getFullMethodName();
+        boolean consumeNeverBlocks = proxies.all().stream().allMatch(p -> p.consumers().joinsWithoutBlocking());
+        return consumeNeverBlocks ? Set.of(ack, KafkaPixyGrpc.getConsumeNAckMethod().getFullMethodName())
+                : Set.of(ack);
+    }
+
+    /** Runs the calls of {@code methods} on the transport thread; the others on the server's executor. */
+    private record OnTransportCalls(Set<String> methods) implements ServerCallExecutorSupplier {
+        @Override
+        public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
+            return methods.contains(call.getMethodDescriptor().getFullMethodName())
+                    ? MoreExecutors.directExecutor() : null;
+        }
     }
 
     /** The bearer check first, then the cut of long status texts closest to the service. */
