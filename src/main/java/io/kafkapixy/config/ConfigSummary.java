@@ -108,10 +108,7 @@ public final class ConfigSummary {
                                 "user", s.user(),
                                 "password", s.password(),
                                 "mechanism", s.mechanism())),
-                "zoo_keeper", map(
-                        "seed_peers", z.seedPeers(),
-                        "chroot", z.chroot(),
-                        "session_timeout", z.sessionTimeout()),
+                "zoo_keeper", zooKeeper(z, co.membership()),
                 "producer", map(
                         "channel_buffer_size", pr.channelBufferSize(),
                         "max_message_bytes", pr.maxMessageBytes(),
@@ -142,6 +139,21 @@ public final class ConfigSummary {
     }
 
     /** An ordered map from alternating keys and values. */
+    /**
+     * {@code seed_peers} shows when the config gave them or ZooKeeper membership uses them: the default
+     * {@code localhost:2181} of a {@code kafka}-mode instance is no ZooKeeper to check (see {@link ZooKeeperConfig}),
+     * and leaving it out keeps the summary loading back to the same config.
+     */
+    private static Map<String, Object> zooKeeper(ZooKeeperConfig z, ConsumerConfig.Membership membership) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (z.named() || membership == ConsumerConfig.Membership.ZOOKEEPER) {
+            m.put("seed_peers", z.seedPeers());
+        }
+        m.put("chroot", z.chroot());
+        m.put("session_timeout", z.sessionTimeout());
+        return m;
+    }
+
     private static Map<String, Object> map(Object... keysAndValues) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < keysAndValues.length; i += 2) {

@@ -103,7 +103,7 @@ public final class Consumers implements AutoCloseable {
     /**
      * As {@link #consume}, without blocking the caller: the request is parked (and served at once when a message is
      * ready) and the result completes later. Blocks only to join a group through a {@link GroupGuard} that may ask
-     * ZooKeeper ({@link #joinsWithoutBlocking()} says whether that can happen).
+     * ZooKeeper ({@link #joinMayBlock} says whether that can happen).
      *
      * @throws PixyException disabled, shutting down or too many requests, before anything is parked
      */
@@ -137,9 +137,16 @@ public final class Consumers implements AutoCloseable {
         }
     }
 
-    /** False when joining a group may wait for ZooKeeper (the mixed-membership guard is on). */
-    public boolean joinsWithoutBlocking() {
-        return guard == GroupGuard.NONE;
+    /**
+     * True when a consume request for {@code group} would make a new member here through a guard that may wait for
+     * ZooKeeper (the mixed-membership guard): a caller that must not block hands such a request to a thread first.
+     */
+    public boolean joinMayBlock(String group) {
+        if (guard == GroupGuard.NONE) {
+            return false;
+        }
+        GroupConsumer g = accepting.get(group);
+        return g == null || g.isClosed();
     }
 
     /**

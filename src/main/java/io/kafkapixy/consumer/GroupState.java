@@ -38,29 +38,41 @@ final class GroupState {
     private static final System.Logger LOG = System.getLogger(GroupState.class.getName());
     /** Longest real-time wait in {@link #awaitAcks} before the clock is read again (a fake clock moves by itself). */
     private static final Duration ACK_WAIT_SLICE = Duration.ofMillis(100);
+    /** Records buffered per partition before fetching pauses; a bound on memory, whatever the request limit. */
+    static final int MAX_FETCH_BUFFER = 256;
 
     private final String group;
     private final ConsumerConfig config;
     private final Clock clock;
     private final ConsumerMetrics metrics;
 
+    private final int fetchBuffer;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition acked = lock.newCondition();
+    /** Signalled when a paused partition can take more records, while the owning thread waits for that. */
+    private final Condition refill = lock.newCondition();
     // guarded by lock
     private final Map<String, TopicState> topics = new HashMap<>();
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
     private boolean closed;
     private Instant shutdownDeadline;
+    private boolean awaitingRefill;
 
     GroupState(String group, ConsumerConfig config, Clock clock, ConsumerMetrics metrics) {
         this.group = group;
         this.config = config;
         this.clock = clock;
         this.metrics = metrics;
+        this.fetchBuffer = Math.min(config.channelBufferSize(), MAX_FETCH_BUFFER);
     }
 
     String group() {
         return group;
+    }
+
+    /** Records buffered per partition before its fetching pauses: {@code channel_buffer_size}, at most 256. */
+    int fetchBuffer() {
+        return fetchBuffer;
     }
 
     private <T> T locked(java.util.function.Supplier<T> action) {
@@ -98,8 +110,13 @@ final class GroupState {
                 }
                 return null;
             }
-            TopicState t = topics.computeIfAbsent(topic, name -> new TopicState(name, arrival,
-                    metrics.topic(group, name)));
+            TopicState t = topics.get(topic);
+            if (t == null) {
+                t = new TopicState(topic, arrival, metrics.topic(group, topic));
+                topics.put(topic, t);
+                // a topic to subscribe to: the owning thread should not sit out its wait
+                wakeOwner();
+            }
             WaitingRequest r;
             try {
                 r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck);
@@ -108,6 +125,7 @@ final class GroupState {
                 throw e;
             }
             t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+            refillIfWanted();
             return r;
         } finally {
             lock.unlock();
@@ -143,6 +161,7 @@ final class GroupState {
                     t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
                 }
             }
+            refillIfWanted();
             return true;
         } finally {
             lock.unlock();
@@ -161,6 +180,7 @@ final class GroupState {
             }
             topics.values().forEach(t -> t.failAll(PixyException.shuttingDown()));
             acked.signalAll();
+            wakeOwner();
         });
     }
 
@@ -221,7 +241,7 @@ final class GroupState {
      * {@code fetchBuffer} records or more than {@code max_pending_messages} offers awaiting acks (§4.10).
      */
     Set<TopicPartition> absorb(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions,
-                               Instant now, int fetchBuffer) {
+                               Instant now) {
         Set<TopicPartition> full = new HashSet<>();
         lock.lock();
         try {
@@ -351,6 +371,54 @@ final class GroupState {
     private static long nanosUntil(Instant now, Instant until) {
         Duration d = Duration.between(now, until);
         return d.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : d.toNanos();
+    }
+
+    /**
+     * The owning thread, with every held partition paused, waits here (at most {@code max}) until one of them can
+     * take more records: its buffer half empty and its offers within {@code max_pending_messages}. Polling Kafka
+     * instead would sleep the whole poll interval while requests empty the buffers.
+     */
+    void awaitRefill(Duration max) {
+        lock.lock();
+        try {
+            if (anyCanRefill()) {
+                return;
+            }
+            awaitingRefill = true;
+            refill.await(max.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            awaitingRefill = false;
+            lock.unlock();
+        }
+    }
+
+    private boolean anyCanRefill() {
+        int lowWater = Math.max(1, fetchBuffer / 2);
+        for (PartitionState p : assigned.values()) {
+            if (p.canRefill(lowWater, config.maxPendingMessages())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Under the lock: wakes the owning thread if it waits for a refill and one is possible now. */
+    private void refillIfWanted() {
+        if (awaitingRefill && anyCanRefill()) {
+            wakeOwner();
+        }
+    }
+
+    private void wakeOwner() {
+        awaitingRefill = false;
+        refill.signal();
+    }
+
+    /** True while the owning thread waits in {@link #awaitRefill} (for tests and diagnostics). */
+    boolean awaitingRefill() {
+        return locked(() -> lock.hasWaiters(refill));
     }
 
     /** True while the owning thread waits in {@link #awaitAcks} (for tests and diagnostics). */

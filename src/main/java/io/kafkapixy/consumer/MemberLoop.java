@@ -38,8 +38,11 @@ final class MemberLoop {
     private static final System.Logger LOG = System.getLogger(MemberLoop.class.getName());
     /** How often the loop looks at subscriptions, retries, pauses and commits when no records arrive. */
     static final Duration POLL_INTERVAL = Duration.ofMillis(100);
-    /** Records buffered per partition before fetching pauses; a bound on memory, whatever the request limit. */
-    static final int MAX_FETCH_BUFFER = 256;
+    /**
+     * The poll timeout while some (not all) held partitions are paused: their buffers empty while the poll waits for
+     * the others, so it looks again soon.
+     */
+    static final Duration PARTLY_PAUSED_POLL = Duration.ofMillis(10);
     /**
      * How often every held partition is looked at (fetch positions past trailing gaps, the gauges) rather than only
      * those that just had records: with many idle topics in a group, a full look per poll made the busy topic's
@@ -57,7 +60,6 @@ final class MemberLoop {
     private final Membership.Factory memberships;
     private final ConsumerMetrics metrics;
     private final Duration revokeWaitLimit;
-    private final int fetchBuffer;
 
     private Consumer<byte[], byte[]> kafka;
     private Membership membership;
@@ -77,7 +79,6 @@ final class MemberLoop {
         this.memberships = memberships;
         this.metrics = metrics;
         this.revokeWaitLimit = revokeWaitLimit;
-        this.fetchBuffer = Math.min(config.channelBufferSize(), MAX_FETCH_BUFFER);
     }
 
     /** The member's whole life: open, step until no topic is wanted or shutdown, leave. */
@@ -136,7 +137,7 @@ final class MemberLoop {
             sleep(POLL_INTERVAL);
             records = ConsumerRecords.empty();
         } else {
-            records = kafka.poll(POLL_INTERVAL);
+            records = poll();
         }
         Instant now = clock.instant();
         boolean scan = !now.isBefore(nextScan);
@@ -144,7 +145,7 @@ final class MemberLoop {
             nextScan = now.plus(SCAN_INTERVAL);
         }
         Map<TopicPartition, Long> positions = fetchPositions(scan ? kafka.assignment() : records.partitions());
-        Set<TopicPartition> toPause = state.absorb(records, positions, now, fetchBuffer);
+        Set<TopicPartition> toPause = state.absorb(records, positions, now);
         if (scan) {
             state.reportState(tp -> endOffset(tp, positions.get(tp)));
         }
@@ -154,6 +155,23 @@ final class MemberLoop {
             commitChanged();
             nextCommit = now.plus(config.offsetsCommitInterval());
         }
+    }
+
+    /**
+     * Polls Kafka. With every held partition paused nothing can arrive, so it only lets the consumer run (rebalances,
+     * commit callbacks) and then waits for a buffer to need records; with some paused it polls briefly.
+     */
+    private ConsumerRecords<byte[], byte[]> poll() {
+        Set<TopicPartition> assignment = kafka.assignment();
+        Set<TopicPartition> paused = kafka.paused();
+        if (!assignment.isEmpty() && paused.containsAll(assignment)) {
+            ConsumerRecords<byte[], byte[]> records = kafka.poll(Duration.ZERO);
+            if (records.isEmpty()) {
+                state.awaitRefill(POLL_INTERVAL);
+            }
+            return records;
+        }
+        return kafka.poll(paused.isEmpty() ? POLL_INTERVAL : PARTLY_PAUSED_POLL);
     }
 
     /** The end of a partition as the consumer knows it from its last fetch, or null. */

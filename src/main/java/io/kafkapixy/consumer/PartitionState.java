@@ -95,6 +95,11 @@ final class PartitionState {
         return tracker.offeredCount();
     }
 
+    /** A paused partition may fetch again: its buffer is below {@code lowWater} and its offers within bounds. */
+    boolean canRefill(int lowWater, int maxPending) {
+        return fetched.size() < lowWater && tracker.offeredCount() <= maxPending;
+    }
+
     /** Fetching stops while the buffer is full or more than {@code maxPending} offers await acks (§4.10). */
     boolean shouldPauseFetching(int bufferLimit, int maxPending) {
         return fetched.size() >= bufferLimit || tracker.offeredCount() > maxPending;

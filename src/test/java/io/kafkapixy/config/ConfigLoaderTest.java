@@ -210,7 +210,11 @@ class ConfigLoaderTest {
 
         PixyConfig c = parse(yaml);
 
-        assertEquals(PixyConfig.defaults(ID), c);
+        PixyConfig defaults = PixyConfig.defaults(ID);
+        ZooKeeperConfig zd = defaults.defaultProxy().zooKeeper();
+        // the example writes the default seed_peers out, so a kafka-mode instance checks that ZooKeeper
+        assertEquals(defaults.withProxies(java.util.Map.of("default", defaults.defaultProxy().withZooKeeper(
+                new ZooKeeperConfig(zd.seedPeers(), zd.chroot(), zd.sessionTimeout())))), c);
         assertOriginalTopLevelDefaults(c);
         assertOriginalDefaults(c.defaultProxy());
     }

@@ -135,7 +135,12 @@ class ConfigSummaryTest {
     @Test
     @SuppressWarnings("unchecked")
     void everyFieldOfEveryConfigRecordIsRendered() {
-        Map<String, Object> root = new Yaml().load(ConfigSummary.render(PixyConfig.defaults(ID)));
+        PixyConfig defaults = PixyConfig.defaults(ID);
+        ZooKeeperConfig zd = defaults.defaultProxy().zooKeeper();
+        // peers given, so that seed_peers shows
+        PixyConfig c = defaults.withProxies(java.util.Map.of("default", defaults.defaultProxy().withZooKeeper(
+                new ZooKeeperConfig(zd.seedPeers(), zd.chroot(), zd.sessionTimeout()))));
+        Map<String, Object> root = new Yaml().load(ConfigSummary.render(c));
         Map<String, Object> proxy = (Map<String, Object>) ((Map<String, Object>) root.get("proxies")).get("default");
         Map<String, Object> net = (Map<String, Object>) proxy.get("net");
         Map<String, Object> logging = ((List<Map<String, Object>>) root.get("logging")).getFirst();
@@ -146,7 +151,8 @@ class ConfigSummaryTest {
                 () -> assertRendersEveryField(KafkaConfig.class, (Map<String, Object>) proxy.get("kafka")),
                 () -> assertRendersEveryField(NetConfig.class, net),
                 () -> assertRendersEveryField(SaslConfig.class, (Map<String, Object>) net.get("sasl")),
-                () -> assertRendersEveryField(ZooKeeperConfig.class, (Map<String, Object>) proxy.get("zoo_keeper")),
+                () -> assertRendersEveryField(ZooKeeperConfig.class, (Map<String, Object>) proxy.get("zoo_keeper"),
+                        "named"), // not a key: whether seed_peers was given
                 () -> assertRendersEveryField(ProducerConfig.class, (Map<String, Object>) proxy.get("producer"),
                         "flushFrequencyExplicit"), // not a key: whether flush_frequency was written in the file
                 () -> assertRendersEveryField(ConsumerConfig.class, (Map<String, Object>) proxy.get("consumer")),

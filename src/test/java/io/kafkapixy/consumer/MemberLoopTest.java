@@ -147,6 +147,44 @@ class MemberLoopTest {
     }
 
     @Test
+    void pollsWaitTheFullIntervalOnlyWhileNoPartitionIsPaused() {
+        MemberRig rig = rig(settings().channelBufferSize(2));
+        rig.join(tp(0), tp(1));
+        assertEquals(MemberLoop.POLL_INTERVAL, rig.kafka.lastPollTimeout());
+
+        rig.fetchable(tp(0), 0, 1, 2);
+        rig.loop.step();
+        rig.loop.step();
+        assertEquals(MemberLoop.PARTLY_PAUSED_POLL, rig.kafka.lastPollTimeout(), "partition 0 is full");
+
+        rig.fetchable(tp(1), 0, 1, 2);
+        rig.loop.step();
+        rig.loop.step();
+        assertEquals(Duration.ZERO, rig.kafka.lastPollTimeout(), "all are full: nothing to wait for in Kafka");
+    }
+
+    @Test
+    void withEveryPartitionPausedTheLoopIsWokenAsSoonAsRequestsEmptyABuffer() throws Exception {
+        MemberRig rig = rig(settings().channelBufferSize(2));
+        rig.join(tp(0));
+        rig.fetchable(tp(0), 0, 1, 2);
+        rig.loop.step();
+        assertEquals(Set.of(tp(0)), rig.kafka.paused());
+
+        Thread waiting = Thread.ofVirtual().start(() -> rig.state.awaitRefill(Duration.ofMinutes(10)));
+        MemberRig.await("the loop waits for a buffer to empty", rig.state::awaitingRefill);
+        List<Long> served = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            served.add(offset(rig.request()));
+        }
+
+        assertTrue(waiting.join(Duration.ofSeconds(5)), "woken by the request that emptied the buffer");
+        assertEquals(List.of(0L, 1L, 2L), served);
+        rig.loop.step();
+        assertEquals(Set.of(), rig.kafka.paused());
+    }
+
+    @Test
     void morePendingOffersThanMaxPendingMessagesPauseThePartitionUntilAcked() {
         MemberRig rig = rig(settings().maxPendingMessages(1));
         rig.join(tp(0));

@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.grpc.stub.ServerCallStreamObserver;
@@ -55,6 +56,8 @@ import org.apache.kafka.common.header.Header;
 final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     private static final System.Logger LOG = System.getLogger(GrpcApi.class.getName());
+    /** Marks a call cancelled before its request was parked. */
+    private static final PendingConsume CANCELLED = PendingConsume.cancelled();
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
@@ -89,12 +92,12 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void consumeNAck(ConsNAckRq rq, StreamObserver<ConsRs> out) {
-        PendingConsume pending;
+        Proxy proxy;
+        AckMode ack;
         try {
-            Proxy proxy = proxies.get(rq.getCluster());
+            proxy = proxies.get(rq.getCluster());
             GroupNames.validate(rq.getGroup());
             TopicNames.validate(rq.getTopic());
-            AckMode ack;
             if (rq.getNoAck()) {
                 ack = AckMode.NONE;
             } else if (rq.getAutoAck()) {
@@ -104,14 +107,41 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
                 validateAck(rq.getAckPartition(), rq.getAckOffset());
                 ack = AckMode.explicit(rq.getAckPartition(), rq.getAckOffset());
             }
+        } catch (RuntimeException e) {
+            fail(out, e);
+            return;
+        }
+        // A client that is gone takes its request out of the queue, so no message is handed to it. The handler can
+        // only be set now, before this method returns; the request may be parked later.
+        AtomicReference<PendingConsume> parked = new AtomicReference<>();
+        if (out instanceof ServerCallStreamObserver<ConsRs> call) {
+            call.setOnCancelHandler(() -> {
+                PendingConsume p = parked.getAndSet(CANCELLED);
+                if (p != null) {
+                    p.cancel();
+                }
+            });
+        }
+        // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
+        // guard), which must not hold up the loop.
+        if (proxy.consumers().joinMayBlock(rq.getGroup())) {
+            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, parked));
+        } else {
+            consume(proxy, rq, ack, out, parked);
+        }
+    }
+
+    private static void consume(Proxy proxy, ConsNAckRq rq, AckMode ack, StreamObserver<ConsRs> out,
+                                AtomicReference<PendingConsume> parked) {
+        PendingConsume pending;
+        try {
             pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack);
         } catch (RuntimeException e) {
             fail(out, e);
             return;
         }
-        // A client that is gone takes its request out of the queue, so no message is handed to it.
-        if (out instanceof ServerCallStreamObserver<ConsRs> call) {
-            call.setOnCancelHandler(pending::cancel);
+        if (!parked.compareAndSet(null, pending)) {
+            pending.cancel();
         }
         // Completes here when a message is ready, else on the thread that hands one over or on the deadline timer.
         pending.result().whenComplete((m, error) -> {

@@ -94,7 +94,8 @@ public final class GrpcServer implements AutoCloseable {
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
                 .executor(calls)
-                .callExecutor(new OnTransportCalls(nonBlockingMethods(proxies)))
+                .callExecutor(new OnTransportCalls(Set.of(KafkaPixyGrpc.getAckMethod().getFullMethodName(),
+                        KafkaPixyGrpc.getConsumeNAckMethod().getFullMethodName())))
                 .decompressorRegistry(decompressors)
                 .addStreamTracerFactory(encodings)
                 .addStreamTracerFactory(new GrpcRequestMetrics(metrics, accessLog, methods))
@@ -118,18 +119,10 @@ public final class GrpcServer implements AutoCloseable {
     }
 
     /**
-     * Calls that never block run on the connection's event loop instead of a virtual thread of their own: no hand-off
-     * to the call and back for the response. ConsumeNAck parks without blocking and answers when its message comes;
-     * it blocks only to join a group through the mixed-membership guard (ZooKeeper), so then it does not qualify.
+     * Runs the calls of {@code methods} on the connection's event loop instead of a virtual thread of their own (no
+     * hand-off to the call and back for the response); the others on the server's executor. They must not block:
+     * Ack takes the group's lock only, ConsumeNAck parks without blocking and answers when its message comes.
      */
-    private static Set<String> nonBlockingMethods(ProxySet proxies) {
-        String ack = KafkaPixyGrpc.getAckMethod().getFullMethodName();
-        boolean consumeNeverBlocks = proxies.all().stream().allMatch(p -> p.consumers().joinsWithoutBlocking());
-        return consumeNeverBlocks ? Set.of(ack, KafkaPixyGrpc.getConsumeNAckMethod().getFullMethodName())
-                : Set.of(ack);
-    }
-
-    /** Runs the calls of {@code methods} on the transport thread; the others on the server's executor. */
     private record OnTransportCalls(Set<String> methods) implements ServerCallExecutorSupplier {
         @Override
         public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
