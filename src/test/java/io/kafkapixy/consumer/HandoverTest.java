@@ -8,6 +8,7 @@ import io.kafkapixy.admin.Committed;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static io.kafkapixy.consumer.MemberRig.offset;
 import static io.kafkapixy.consumer.MemberRig.tp;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * original does, up to {@code ack_timeout}, but never past the limit the membership allows, and commits what was
  * acked by then. The test's thread is the owning thread, blocked in the revoke; a helper acts meanwhile.
  */
+@Timeout(30)
 class HandoverTest {
 
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
@@ -79,10 +81,7 @@ class HandoverTest {
         MemberRig rig = offering(Duration.ofMinutes(5));
         whileTheRevokeWaits(rig, () -> {
             rig.state.ack(MemberRig.TOPIC, 0, 1);
-            rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
-            sleepBriefly();
-            assertTrue(rig.state.awaitingAcks(), "still waiting just before ack_timeout");
-            rig.clock.advance(Duration.ofMillis(1));
+            stillWaitingJustBeforeAckTimeout(rig);
         });
 
         rig.rebalanceTo(tp(1));
@@ -97,12 +96,7 @@ class HandoverTest {
     @Test
     void withoutAMembershipLimitOnlyAckTimeoutEndsTheWait() {
         MemberRig rig = offering(null);
-        whileTheRevokeWaits(rig, () -> {
-            rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
-            sleepBriefly();
-            assertTrue(rig.state.awaitingAcks(), "still waiting just before ack_timeout");
-            rig.clock.advance(Duration.ofMillis(1));
-        });
+        whileTheRevokeWaits(rig, () -> stillWaitingJustBeforeAckTimeout(rig));
 
         rig.rebalanceTo(tp(1));
         rig.loop.step();
@@ -151,12 +145,20 @@ class HandoverTest {
         assertEquals(2, rig.meters.rebalances.get(), "assigned once, revoked once");
     }
 
-    /** Gives the waiting owner thread a moment to look at the clock; the assertion after it must hold either way. */
-    private static void sleepBriefly() {
+    /**
+     * Moves the clock to 1 ms before the offer's ack deadline, gives the owner thread time to look at it (it reads the
+     * clock at least every 100 ms), checks that the partition is still held (the wait goes on), then moves the last
+     * millisecond, in any case, so the owner thread is never left waiting on a stopped clock.
+     */
+    private static void stillWaitingJustBeforeAckTimeout(MemberRig rig) {
+        rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
         try {
-            Thread.sleep(150);
+            Thread.sleep(300);
+            assertTrue(rig.state.assignedPartitions().contains(tp(0)), "still waiting just before ack_timeout");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            rig.clock.advance(Duration.ofMillis(1));
         }
     }
 }

@@ -12,6 +12,7 @@ import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static io.kafkapixy.consumer.MemberRig.offset;
 import static io.kafkapixy.consumer.MemberRig.tp;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A group member's life on its owning thread (reference §4): joining, serving, pausing, committing, expiring and
  * leaving, over Kafka's MockConsumer and a fake clock, one poll at a time.
  */
+@Timeout(30)
 class MemberLoopTest {
 
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
