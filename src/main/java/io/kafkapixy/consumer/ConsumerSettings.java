@@ -16,6 +16,14 @@ final class ConsumerSettings {
      * long a revoked partition may wait for acks ({@link KafkaMembership#REBALANCE_MARGIN}).
      */
     static final Duration MAX_POLL_INTERVAL = Duration.ofMinutes(5);
+    /**
+     * The most one fetch response may carry over all its partitions. A member buffers only
+     * {@code channel_buffer_size} records per partition, and kafka-clients reads each response into one array: at
+     * Kafka's default (50 MiB, with 1 MiB per partition) those arrays were humongous objects for G1 (half a region or
+     * more), and in the consume benchmark they caused a third of the proxy's collections and most of its 10–35 ms
+     * pauses. Kafka still returns a larger first batch whole, so bigger messages keep flowing.
+     */
+    static final int FETCH_MAX_BYTES = 256 * 1024;
 
     private ConsumerSettings() {
     }
@@ -38,6 +46,7 @@ final class ConsumerSettings {
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
                 (int) Math.max(1, c.fetchMaxWait().toMillis()));
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_MAX_BYTES);
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
                 (int) MAX_POLL_INTERVAL.toMillis());
         return s;

@@ -221,6 +221,23 @@ class ConsumeTest {
     }
 
     @Test
+    void aMessageLargerThanAFetchResponseMayCarryIsStillDelivered() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            join(pixy);
+            String big = "x".repeat(600 * 1024);
+            kafka.produce(topic, 0, null, big);
+            kafka.produce(topic, 0, null, "after it");
+
+            JsonObject first = object(pixy.get(messages()).body());
+            JsonObject second = object(pixy.get(messages()).body());
+
+            assertEquals(b64(big), first.getString("value"));
+            assertEquals(b64("after it"), second.getString("value"));
+        }
+    }
+
+    @Test
     void withMaxRetriesZeroAnUnackedMessageIsOfferedOnlyOnce() {
         kafka.createTopic(topic, 1);
         try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(1)).maxRetries(0)
