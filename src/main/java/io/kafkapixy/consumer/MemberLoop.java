@@ -39,11 +39,6 @@ final class MemberLoop {
     /** How often the loop looks at subscriptions, retries, pauses and commits when no records arrive. */
     static final Duration POLL_INTERVAL = Duration.ofMillis(100);
     /**
-     * The poll timeout while some (not all) held partitions are paused: their buffers empty while the poll waits for
-     * the others, so it looks again soon.
-     */
-    static final Duration PARTLY_PAUSED_POLL = Duration.ofMillis(10);
-    /**
      * How often every held partition is looked at (fetch positions past trailing gaps, the gauges) rather than only
      * those that just had records: with many idle topics in a group, a full look per poll made the busy topic's
      * requests wait for the group's lock.
@@ -159,7 +154,9 @@ final class MemberLoop {
 
     /**
      * Polls Kafka. With every held partition paused nothing can arrive, so it only lets the consumer run (rebalances,
-     * commit callbacks) and then waits for a buffer to need records; with some paused it polls briefly.
+     * commit callbacks) and then waits for a buffer to need records. With only some paused a shorter poll would not
+     * help: a resumed partition is fetched only once the fetch in flight to its broker returns, which for idle
+     * partitions the broker holds for {@code fetch_max_wait}.
      */
     private ConsumerRecords<byte[], byte[]> poll() {
         Set<TopicPartition> assignment = kafka.assignment();
@@ -171,7 +168,7 @@ final class MemberLoop {
             }
             return records;
         }
-        return kafka.poll(paused.isEmpty() ? POLL_INTERVAL : PARTLY_PAUSED_POLL);
+        return kafka.poll(POLL_INTERVAL);
     }
 
     /** The end of a partition as the consumer knows it from its last fetch, or null. */
