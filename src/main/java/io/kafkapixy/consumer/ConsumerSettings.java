@@ -17,13 +17,14 @@ final class ConsumerSettings {
      */
     static final Duration MAX_POLL_INTERVAL = Duration.ofMinutes(5);
     /**
-     * The most one fetch response may carry over all its partitions. A member buffers only
-     * {@code channel_buffer_size} records per partition, and kafka-clients reads each response into one array: at
-     * Kafka's default (50 MiB, with 1 MiB per partition) those arrays were humongous objects for G1 (half a region or
-     * more), and in the consume benchmark they caused a third of the proxy's collections and most of its 10–35 ms
-     * pauses. Kafka still returns a larger first batch whole, so bigger messages keep flowing.
+     * The most one fetch response may carry over all its partitions. kafka-clients reads each response into one array:
+     * at Kafka's default (50 MiB, with 1 MiB per partition) those arrays were humongous objects for G1 (half a region
+     * or more), and in the consume benchmark they caused a third of the proxy's collections and most of its 10–35 ms
+     * pauses. 480 KiB stays under half of G1's smallest region (1 MiB) with room for the response's headers; smaller
+     * caps made a busy topic that shares its group with idle ones wait more often for the fetch in flight. Kafka still
+     * returns a larger first batch whole, so bigger messages keep flowing.
      */
-    static final int FETCH_MAX_BYTES = 256 * 1024;
+    static final int FETCH_MAX_BYTES = 480 * 1024;
 
     private ConsumerSettings() {
     }
