@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.kafkapixy.admin.Committed;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.TestKafka;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -146,17 +147,15 @@ class HandoverTest {
     }
 
     /**
-     * Moves the clock to 1 ms before the offer's ack deadline, gives the owner thread time to look at it (it reads the
-     * clock at least every 100 ms), checks that the partition is still held (the wait goes on), then moves the last
-     * millisecond, in any case, so the owner thread is never left waiting on a stopped clock.
+     * Moves the clock to 1 ms before the offer's ack deadline, checks that the partition stays held for a while (the
+     * owner thread reads the clock at least every 100 ms, so the wait goes on), then moves the last millisecond, in any
+     * case, so the owner thread is never left waiting on a stopped clock.
      */
     private static void stillWaitingJustBeforeAckTimeout(MemberRig rig) {
         rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
         try {
-            Thread.sleep(300);
-            assertTrue(rig.state.assignedPartitions().contains(tp(0)), "still waiting just before ack_timeout");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            TestKafka.Waits.holdsFor(Duration.ofMillis(300), "the partition is held just before ack_timeout",
+                    () -> rig.state.assignedPartitions().contains(tp(0)));
         } finally {
             rig.clock.advance(Duration.ofMillis(1));
         }

@@ -15,6 +15,7 @@ import io.kafkapixy.admin.Committed;
 import io.kafkapixy.admin.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.testing.MutableClock;
+import io.kafkapixy.testing.TestKafka;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -132,13 +133,7 @@ final class MemberRig {
 
     /** Waits (in real time, bounded) until the condition holds; for conditions another thread makes true. */
     static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.onSpinWait();
-        }
+        TestKafka.Waits.until(Duration.ofSeconds(5), what, condition::getAsBoolean);
     }
 
     /** Kafka's mock consumer, with commits that land in {@link #commits} and can be made to fail. */

@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.concurrent.TimeUnit;
  * jar's path and the JVM flags). Closing it sends SIGTERM and waits for the exit.
  */
 public final class PixyProcess implements AutoCloseable {
+
+    private static final Duration STARTUP = Duration.ofSeconds(90);
 
     private final Process process;
     private final Path log;
@@ -59,40 +62,52 @@ public final class PixyProcess implements AutoCloseable {
     }
 
     /** Waits until the REST API on this port answers {@code /_ping}; fails with the log if the process exits. */
-    public PixyProcess awaitPing(int port) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    public PixyProcess awaitPing(int port) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new AssertionError("the proxy exited: " + log());
-            }
+        HttpRequest ping = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/_ping")).build();
+        awaitWithLog("the proxy to answer /_ping", () -> {
+            stillRunning();
             try {
-                HttpResponse<String> rs = client.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/_ping")).build(), HttpResponse.BodyHandlers.ofString());
-                if (rs.statusCode() == 200 && rs.body().equals("pong")) {
-                    return this;
-                }
+                HttpResponse<String> rs = client.send(ping, HttpResponse.BodyHandlers.ofString());
+                return rs.statusCode() == 200 && rs.body().equals("pong");
             } catch (IOException notYet) {
-                // not listening yet
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for /_ping");
             }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("the proxy did not answer /_ping: " + log());
+        });
+        return this;
     }
 
     /** Waits until the log holds this text; fails with the log if the process exits first. */
-    public PixyProcess awaitLog(String text) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
+    public PixyProcess awaitLog(String text) {
+        awaitWithLog("the log to say \"" + text + "\"", () -> {
             if (log().contains(text)) {
-                return this;
+                return true;
             }
+            stillRunning();
+            return false;
+        });
+        return this;
+    }
+
+    /** A wait whose timeout shows the proxy's log. */
+    private void awaitWithLog(String what, java.util.function.Supplier<Boolean> condition) {
+        try {
+            TestKafka.Waits.until(STARTUP, what, condition);
+        } catch (AssertionError e) {
             if (!process.isAlive()) {
-                throw new AssertionError("the proxy exited: " + log());
+                throw e;
             }
-            Thread.sleep(200);
+            throw new AssertionError(e.getMessage() + "; its log: " + log(), e);
         }
-        throw new AssertionError("the log never said \"" + text + "\": " + log());
+    }
+
+    private void stillRunning() {
+        if (!process.isAlive()) {
+            throw new AssertionError("the proxy exited: " + log());
+        }
     }
 
     /** SIGTERM, then SIGKILL if it has not stopped within a minute. */

@@ -17,6 +17,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 
@@ -241,21 +243,28 @@ public final class TestKafka {
 
     /** Waits for a condition, polling; fails with {@code what} when time runs out. */
     public static final class Waits {
+        private static final Duration POLL = Duration.ofMillis(20);
+
         private Waits() {
         }
 
+        /** Errors thrown by the condition (an exited process, a failed assertion) end the wait at once. */
         public static void until(Duration timeout, String what, Supplier<Boolean> condition) {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (!condition.get()) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out waiting for " + what);
-                }
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError("interrupted waiting for " + what);
-                }
+            try {
+                Awaitility.await(what).atMost(timeout).pollDelay(Duration.ZERO).pollInterval(POLL)
+                        .until(condition::get);
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+        }
+
+        /** Checks that the condition stays true for {@code period} (what cannot be awaited: a wait going on). */
+        public static void holdsFor(Duration period, String what, Supplier<Boolean> condition) {
+            try {
+                Awaitility.await(what).during(period).atMost(period.plusSeconds(5)).pollInterval(POLL)
+                        .until(condition::get);
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError("stopped holding: " + what);
             }
         }
     }
