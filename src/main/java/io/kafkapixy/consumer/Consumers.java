@@ -142,11 +142,13 @@ public final class Consumers implements AutoCloseable {
      * ZooKeeper (the mixed-membership guard): a caller that must not block hands such a request to a thread first.
      */
     public boolean joinMayBlock(String group) {
-        if (guard == GroupGuard.NONE) {
-            return false;
-        }
+        return guard != GroupGuard.NONE && openMember(group) == null;
+    }
+
+    /** The member of the group that takes requests now, or null when a new one must be made. */
+    private GroupConsumer openMember(String group) {
         GroupConsumer g = accepting.get(group);
-        return g == null || g.isClosed();
+        return g != null && !g.isClosed() ? g : null;
     }
 
     /**
@@ -196,8 +198,8 @@ public final class Consumers implements AutoCloseable {
         if (closing) {
             throw PixyException.shuttingDown();
         }
-        GroupConsumer g = accepting.get(group);
-        if (g != null && !g.isClosed()) {
+        GroupConsumer g = openMember(group);
+        if (g != null) {
             return g;
         }
         guard.check(group);

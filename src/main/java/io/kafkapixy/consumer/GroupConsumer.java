@@ -30,7 +30,8 @@ final class GroupConsumer {
     private final GroupState state;
     private final Thread thread;
     private final Runnable onDone;
-    private boolean started;
+    /** Set once, under this object's monitor; read without it on every request. */
+    private volatile boolean started;
 
     /**
      * @param revokeWaitLimit how long a revoked partition may wait for acks at most (null: only the acks' deadlines)
@@ -65,7 +66,9 @@ final class GroupConsumer {
         if (r == null) {
             return null;
         }
-        startOnce();
+        if (!started) {
+            startOnce();
+        }
         if (!r.result.isDone()) {
             long ttl = Math.max(0, Duration.between(clock.instant(), r.deadline).toNanos());
             ScheduledFuture<?> timer = deadlines.schedule(

@@ -54,9 +54,9 @@ final class GroupState {
     // guarded by lock
     private final Map<String, TopicState> topics = new HashMap<>();
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
-    private boolean closed;
+    /** Written under the lock; read without it by {@link #isClosed()}, a hint that {@link #park} confirms. */
+    private volatile boolean closed;
     private Instant shutdownDeadline;
-    private boolean awaitingRefill;
 
     GroupState(String group, ConsumerConfig config, Clock clock, ConsumerMetrics metrics) {
         this.group = group;
@@ -68,11 +68,6 @@ final class GroupState {
 
     String group() {
         return group;
-    }
-
-    /** Records buffered per partition before its fetching pauses: {@code channel_buffer_size}, at most 256. */
-    int fetchBuffer() {
-        return fetchBuffer;
     }
 
     private <T> T locked(java.util.function.Supplier<T> action) {
@@ -190,7 +185,7 @@ final class GroupState {
 
     /** True once this member takes no more requests (it is leaving the group or has left). */
     boolean isClosed() {
-        return locked(() -> closed);
+        return closed;
     }
 
     int parkedRequests() {
@@ -384,12 +379,10 @@ final class GroupState {
             if (anyCanRefill()) {
                 return;
             }
-            awaitingRefill = true;
             refill.await(max.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            awaitingRefill = false;
             lock.unlock();
         }
     }
@@ -406,13 +399,12 @@ final class GroupState {
 
     /** Under the lock: wakes the owning thread if it waits for a refill and one is possible now. */
     private void refillIfWanted() {
-        if (awaitingRefill && anyCanRefill()) {
-            wakeOwner();
+        if (lock.hasWaiters(refill) && anyCanRefill()) {
+            refill.signal();
         }
     }
 
     private void wakeOwner() {
-        awaitingRefill = false;
         refill.signal();
     }
 

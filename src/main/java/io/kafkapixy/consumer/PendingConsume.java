@@ -24,12 +24,6 @@ public final class PendingConsume {
         this.cancel = cancel;
     }
 
-    /** A request that was never parked: cancelling it does nothing, its result never completes. */
-    public static PendingConsume cancelled() {
-        return new PendingConsume(new CompletableFuture<>(), () -> {
-        });
-    }
-
     /** The message, or a failure whose cause ({@link #failure}) is a {@link PixyException}. */
     public CompletableFuture<ConsumedMessage> result() {
         return result;

@@ -11,7 +11,6 @@ import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
 
@@ -41,11 +40,8 @@ public final class MixedMembershipGuard implements GroupGuard, AutoCloseable {
 
     /** Starts connecting in the background, as the ZooKeeper membership does. */
     public static MixedMembershipGuard connect(ZooKeeperConfig config) {
-        int session = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
-        CuratorFramework zk = CuratorFrameworkFactory.newClient(String.join(",", config.seedPeers()), session,
-                (int) FIRST_CONNECT_WAIT.toMillis(), new RetryOneTime(100));
-        zk.start();
-        return new MixedMembershipGuard(zk, new ZkPaths(config.chroot()));
+        return new MixedMembershipGuard(ZooKeeperMembership.startClient(config, FIRST_CONNECT_WAIT,
+                new RetryOneTime(100)), new ZkPaths(config.chroot()));
     }
 
     @Override

@@ -7,13 +7,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.config.ZooKeeperConfig;
 import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -34,11 +34,20 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
     }
 
     public static ZooKeeperMembership connect(ZooKeeperConfig config) {
+        return new ZooKeeperMembership(startClient(config, Duration.ofSeconds(15),
+                new ExponentialBackoffRetry(100, 10, 5_000)), new ZkPaths(config.chroot()));
+    }
+
+    /**
+     * A Curator client of {@code config}'s peers and session timeout, connecting in the background (an unreachable
+     * ZooKeeper does not stop startup, as in the original).
+     */
+    static CuratorFramework startClient(ZooKeeperConfig config, Duration connectTimeout, RetryPolicy retry) {
         int session = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
         CuratorFramework zk = CuratorFrameworkFactory.newClient(String.join(",", config.seedPeers()), session,
-                (int) TimeUnit.SECONDS.toMillis(15), new ExponentialBackoffRetry(100, 10, 5_000));
+                (int) connectTimeout.toMillis(), retry);
         zk.start();
-        return new ZooKeeperMembership(zk, new ZkPaths(config.chroot()));
+        return zk;
     }
 
     /** Memberships whose member id is the instance's {@code client_id}, retrying claims every {@code retryBackoff}. */

@@ -57,7 +57,8 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     private static final System.Logger LOG = System.getLogger(GrpcApi.class.getName());
     /** Marks a call cancelled before its request was parked. */
-    private static final PendingConsume CANCELLED = PendingConsume.cancelled();
+    private static final Runnable CANCELLED = () -> {
+    };
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
@@ -113,26 +114,26 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         }
         // A client that is gone takes its request out of the queue, so no message is handed to it. The handler can
         // only be set now, before this method returns; the request may be parked later.
-        AtomicReference<PendingConsume> parked = new AtomicReference<>();
+        AtomicReference<Runnable> cancel = new AtomicReference<>();
         if (out instanceof ServerCallStreamObserver<ConsRs> call) {
             call.setOnCancelHandler(() -> {
-                PendingConsume p = parked.getAndSet(CANCELLED);
-                if (p != null) {
-                    p.cancel();
+                Runnable parked = cancel.getAndSet(CANCELLED);
+                if (parked != null) {
+                    parked.run();
                 }
             });
         }
         // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
         // guard), which must not hold up the loop.
         if (proxy.consumers().joinMayBlock(rq.getGroup())) {
-            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, parked));
+            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, cancel));
         } else {
-            consume(proxy, rq, ack, out, parked);
+            consume(proxy, rq, ack, out, cancel);
         }
     }
 
     private static void consume(Proxy proxy, ConsNAckRq rq, AckMode ack, StreamObserver<ConsRs> out,
-                                AtomicReference<PendingConsume> parked) {
+                                AtomicReference<Runnable> cancel) {
         PendingConsume pending;
         try {
             pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack);
@@ -140,7 +141,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             fail(out, e);
             return;
         }
-        if (!parked.compareAndSet(null, pending)) {
+        if (!cancel.compareAndSet(null, pending::cancel)) {
             pending.cancel();
         }
         // Completes here when a message is ready, else on the thread that hands one over or on the deadline timer.
