@@ -4,7 +4,7 @@
 #   ./bench.sh                                   embedded broker + target/kafka-pixy.jar as a child process
 #   ./bench.sh --grpc h:p --http h:p --kafka h:p  any running Kafka-Pixy-compatible server (e.g. the original)
 #   ./bench.sh --help                            all flags
-# BENCH_SKIP_BUILD=1 reuses the previous build.
+# BENCH_SKIP_BUILD=1 reuses the previous build; BENCH_PROXY_FLAGS adds JVM flags to the child proxy's command only.
 set -euo pipefail
 cd "$(dirname "$0")"
 source ./scripts/java-home.sh

@@ -41,9 +41,11 @@ final class ChildProxy implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // the same JDK flags as run.sh gives the proxy (scripts/java-home.sh exports them)
-        String flags = System.getenv().getOrDefault("PIXY_JVM_FLAGS", "");
-        Arrays.stream(flags.trim().split("\\s+")).filter(f -> !f.isEmpty()).forEach(command::add);
-        command.addAll(List.of(HEAP, "-jar", jar.toString(), "-config", config.toString()));
+        addFlags(command, System.getenv().getOrDefault("PIXY_JVM_FLAGS", ""));
+        command.add(HEAP);
+        // the proxy's alone, after the heap so they can override it: to compare collectors or heap sizes under one load
+        addFlags(command, System.getenv().getOrDefault("BENCH_PROXY_FLAGS", ""));
+        command.addAll(List.of("-jar", jar.toString(), "-config", config.toString()));
         Files.createDirectories(log.toAbsolutePath().getParent());
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
@@ -55,6 +57,10 @@ final class ChildProxy implements AutoCloseable {
             throw e;
         }
         return child;
+    }
+
+    private static void addFlags(List<String> command, String flags) {
+        Arrays.stream(flags.trim().split("\\s+")).filter(f -> !f.isEmpty()).forEach(command::add);
     }
 
     long pid() {
