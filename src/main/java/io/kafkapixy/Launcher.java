@@ -22,7 +22,8 @@ import io.kafkapixy.logging.LogSetup;
 /**
  * What {@link Main} runs: the command line: the original's flags and config file (reference §3.5), plus
  * {@code -embeddedKafka [-embeddedKafkaDir DIR]}, which starts a single-node broker in this JVM and points the
- * default cluster at it (the quick start). Without {@code -embeddedKafka} no broker is started.
+ * default cluster at it (the quick start; the broker's classes come from {@code target/quickstart-libs}, which
+ * {@code ./run.sh} puts on the class path). Without {@code -embeddedKafka} no broker is started.
  */
 final class Launcher {
 
@@ -56,6 +57,14 @@ final class Launcher {
                 // broker that disappears with this process.
                 System.err.println("Failed to load config: err=(-embeddedKafka cannot be combined with -config or "
                                    + "-kafkaPeers: they name the brokers to use)");
+                System.exit(1);
+                return;
+            }
+            if (!brokerOnClassPath()) {
+                System.err.println("Failed to load config: err=(-embeddedKafka needs the quick start's broker, which "
+                                   + "the production artifact does not hold: start the quick start with ./run.sh "
+                                   + "from the source tree, or point this jar at your brokers with -kafkaPeers or "
+                                   + "-config)");
                 System.exit(1);
                 return;
             }
@@ -95,6 +104,20 @@ final class Launcher {
         LOG.log(Level.INFO, "Kafka-Pixy started: rest={0}, grpc={1}",
                 app.server().restPort().map(String::valueOf).orElse("off"),
                 app.server().grpcPort().map(String::valueOf).orElse("off"));
+    }
+
+    /**
+     * Whether the embedded broker's classes are here: only on the quick start's class path ({@code ./run.sh} adds
+     * {@code target/quickstart-libs}), never in the production artifact. Asked before {@link EmbeddedKafka} is
+     * touched, which would fail to link without them.
+     */
+    static boolean brokerOnClassPath() {
+        try {
+            Class.forName("kafka.server.KafkaRaftServer", false, Launcher.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     static PixyConfig withDefaultClusterAt(PixyConfig config, String bootstrap) {

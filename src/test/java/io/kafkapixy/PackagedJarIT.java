@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -34,15 +35,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The packaged {@code target/kafka-pixy.jar} started as a user starts it, in its own process: with
- * {@code -embeddedKafka} (the README's quick start) and with the original's {@code -config FILE}. Run by Failsafe
- * after {@code package}.
+ * The packaged {@code target/kafka-pixy.jar} started as a user starts it, in its own process: as the README's quick
+ * start ({@code ./run.sh}: {@code -embeddedKafka}, the broker's jars added to the class path) and in production with
+ * the original's {@code -config FILE}, where it holds no broker. Run by Failsafe after {@code package}.
  */
 class PackagedJarIT {
 
+    /** The broker's own jars (kafka-clients is the proxy's). */
+    private static final Pattern BROKER_JAR = Pattern.compile(
+            "(^|/)(kafka_2\\.13|kafka-server|kafka-storage|kafka-raft|kafka-metadata|scala-)");
     private static final Pattern EMBEDDED = Pattern.compile("Embedded Kafka broker started: (\\S+)");
 
     @Test
@@ -51,8 +56,8 @@ class PackagedJarIT {
         int grpc = PixyProcess.freePort();
         Path pidFile = dir.resolve("pid");
         Path log = dir.resolve("out.log");
-        PixyProcess process = PixyProcess.launch(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest, "-grpcAddr",
-                "127.0.0.1:" + grpc, "-pidFile", pidFile.toString());
+        PixyProcess process = PixyProcess.launchQuickStart(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest,
+                "-grpcAddr", "127.0.0.1:" + grpc, "-pidFile", pidFile.toString());
         try {
             process.awaitPing(rest);
             assertEquals(Long.toString(process.process().pid()), Files.readString(pidFile));
@@ -139,6 +144,40 @@ class PackagedJarIT {
         assertEquals(1, process.process().exitValue());
         assertTrue(Files.readString(log).contains("-embeddedKafka cannot be combined with -config"),
                 Files.readString(log));
+    }
+
+    @Test
+    void theProductionArtifactHoldsNoBroker() throws Exception {
+        Path libs = PixyProcess.jar().toAbsolutePath().getParent().resolve("libs");
+        List<String> jars;
+        try (var files = Files.list(libs)) {
+            jars = files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+        String classPath;
+        try (JarFile jar = new JarFile(PixyProcess.jar().toFile())) {
+            classPath = jar.getManifest().getMainAttributes().getValue("Class-Path");
+        }
+        assertTrue(jars.stream().anyMatch(j -> j.startsWith("kafka-clients-")), jars.toString());
+        assertTrue(classPath.contains("libs/kafka-clients-"), classPath);
+        for (String entry : concat(jars, List.of(classPath.split(" ")))) {
+            assertFalse(BROKER_JAR.matcher(entry).find(), entry + " is the broker's, not the proxy's");
+        }
+    }
+
+    @Test
+    void theProductionJarAnswersEmbeddedKafkaWithHowToStartTheQuickStart(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("out.log");
+        PixyProcess process = PixyProcess.launch(log, "-embeddedKafka");
+
+        assertTrue(process.process().waitFor(60, TimeUnit.SECONDS));
+        assertEquals(1, process.process().exitValue());
+        assertTrue(Files.readString(log).contains("Failed to load config: err=(-embeddedKafka needs the quick "
+                + "start's broker, which the production artifact does not hold: start the quick start with ./run.sh"),
+                Files.readString(log));
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
     }
 
     private static String post(int port, String pathAndQuery, String body) throws Exception {

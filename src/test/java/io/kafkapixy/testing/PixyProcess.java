@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged {@code target/kafka-pixy.jar} in its own process, started as a user starts it (Failsafe passes the
- * jar's path and the JVM flags). Closing it sends SIGTERM and waits for the exit.
+ * jar's path and the JVM flags), or as the quick start starts it. Closing it sends SIGTERM and waits for the exit.
  */
 public final class PixyProcess implements AutoCloseable {
 
@@ -31,14 +31,32 @@ public final class PixyProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts the jar with these arguments, its output (stdout and stderr) going to {@code log}. */
+    /** Starts the production jar with these arguments, its output (stdout and stderr) going to {@code log}. */
     public static PixyProcess launch(Path log, String... args) {
+        return start(log, List.of("-jar", jar().toString()), args);
+    }
+
+    /**
+     * Starts the proxy as {@code ./run.sh} does: the production jar plus the embedded broker's jars
+     * ({@code target/quickstart-libs}) on the class path, so that {@code -embeddedKafka} works.
+     */
+    public static PixyProcess launchQuickStart(Path log, String... args) {
+        Path quickStartLibs = jar().toAbsolutePath().getParent().resolve("quickstart-libs");
+        return start(log, List.of("-cp", jar() + java.io.File.pathSeparator + quickStartLibs.resolve("*"),
+                "io.kafkapixy.Main"), args);
+    }
+
+    /** {@code target/kafka-pixy.jar}, as Failsafe names it. */
+    public static Path jar() {
+        return Path.of(System.getProperty("pixy.jar", "target/kafka-pixy.jar"));
+    }
+
+    private static PixyProcess start(Path log, List<String> what, String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
         command.add("-Xmx512m");
-        command.add("-jar");
-        command.add(System.getProperty("pixy.jar", "target/kafka-pixy.jar"));
+        command.addAll(what);
         command.addAll(Arrays.asList(args));
         command.removeIf(String::isEmpty);
         try {
