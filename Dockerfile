@@ -12,13 +12,28 @@ COPY src ./src
 # target/kafka-pixy.jar, whose manifest Class-Path points at target/libs/
 RUN mvn -B -ntp -Dmaven.repo.local=/build/.m2 -DskipTests package
 
-# ---- runtime: Temurin JRE 25 ----
+# ---- aot: a training run makes the JVM's ahead-of-time cache (JDK 25), on the runtime image's own JVM and at the
+# jar's run-time path, which the cache requires. UNTESTED here (no Docker engine where this was written); the same
+# script is what ./bench.sh's footprint scenario measures. If the cache does not fit at run time, the JVM says so and
+# starts without it. ----
+FROM eclipse-temurin:25-jre AS aot
+WORKDIR /opt/kafka-pixy
+COPY --from=build /build/target/libs/ ./libs/
+COPY --from=build /build/target/kafka-pixy.jar ./kafka-pixy.jar
+COPY --from=build /build/target/quickstart-libs/ /tmp/quickstart-libs/
+COPY jvm.options ./jvm.options
+COPY scripts/aot-train.sh /tmp/aot-train.sh
+RUN /tmp/aot-train.sh /opt/kafka-pixy /tmp/quickstart-libs /opt/kafka-pixy/kafka-pixy.aot
+
+# ---- runtime: Temurin JRE 25; no broker in it (target/quickstart-libs stays in the build stages) ----
 FROM eclipse-temurin:25-jre
 RUN groupadd --system --gid 10001 pixy \
  && useradd --system --uid 10001 --gid pixy --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin pixy
 WORKDIR /opt/kafka-pixy
 COPY --from=build /build/target/libs/ ./libs/
 COPY --from=build /build/target/kafka-pixy.jar ./kafka-pixy.jar
+COPY --from=aot /opt/kafka-pixy/kafka-pixy.aot ./kafka-pixy.aot
+COPY jvm.options ./jvm.options
 COPY docker/kafka-pixy.yaml /etc/kafka-pixy.yaml
 # A numeric user, so Kubernetes' runAsNonRoot can verify it.
 USER 10001:10001
@@ -26,13 +41,14 @@ EXPOSE 19091 19092
 # SIGTERM drains: consumers commit acked offsets, producers get producer.shutdown_timeout (30s) to deliver
 # what they accepted. Give the container longer than that to stop: docker stop -t 60.
 STOPSIGNAL SIGTERM
-# Heap sized from the container's memory limit; an OutOfMemoryError ends the process so that it is restarted.
-# The last two flags silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe.
-# More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override the file,
-# e.g. docker run kafka-pixy -kafkaPeers broker:9092.
+# jvm.options: the collector and memory limits, the heap half of the container's memory limit, an OutOfMemoryError
+# ends the process so that it is restarted (README, Footprint). The AOT cache halves the start-up. The last two flags
+# silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe (the training run uses
+# the same). More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override
+# the file, e.g. docker run kafka-pixy -kafkaPeers broker:9092.
 ENTRYPOINT ["java", \
-            "-XX:MaxRAMPercentage=75.0", \
-            "-XX:+ExitOnOutOfMemoryError", \
+            "@/opt/kafka-pixy/jvm.options", \
+            "-XX:AOTCache=/opt/kafka-pixy/kafka-pixy.aot", \
             "--enable-native-access=ALL-UNNAMED", \
             "--sun-misc-unsafe-memory-access=allow", \
             "-jar", "/opt/kafka-pixy/kafka-pixy.jar", \

@@ -8,5 +8,5 @@ cd "$(dirname "$0")"
 source ./scripts/java-home.sh
 mvn -B -ntp -DskipTests package
 # shellcheck disable=SC2086 # PIXY_JVM_FLAGS is a list of flags
-exec "$JAVA_HOME/bin/java" $PIXY_JVM_FLAGS -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \
+exec "$JAVA_HOME/bin/java" $PIXY_JVM_FLAGS @jvm.options -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \
      -embeddedKafka "$@"

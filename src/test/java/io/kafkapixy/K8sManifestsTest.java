@@ -19,6 +19,7 @@ import java.util.stream.Stream;
 import io.kafkapixy.config.CommandLine;
 import io.kafkapixy.config.ConfigLoader;
 import io.kafkapixy.config.PixyConfig;
+import io.kafkapixy.testing.PixyProcess;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
 import org.junit.jupiter.api.Test;
@@ -216,6 +217,27 @@ class K8sManifestsTest {
     }
 
     @Test
+    void theImageRunsWithTheRepositorysJvmOptionsItsAotCacheAndTheMemoryLimitTheTestsEmulate() {
+        List<Instruction> dockerfile = dockerfile();
+        List<String> argv = entrypoint();
+        List<String> jvmFlags = argv.subList(1, argv.indexOf("-jar"));
+
+        assertTrue(dockerfile.stream().anyMatch(i -> i.is("COPY") && i.args().equals("jvm.options ./jvm.options")),
+                "the image has the repository's jvm.options in its WORKDIR");
+        assertTrue(jvmFlags.contains("@/opt/kafka-pixy/jvm.options"), "the ENTRYPOINT reads it: " + argv);
+        assertTrue(jvmFlags.contains("-XX:AOTCache=/opt/kafka-pixy/kafka-pixy.aot"), argv.toString());
+        assertTrue(dockerfile.stream().anyMatch(i -> i.is("COPY") && i.args().startsWith("--from=aot ")
+                && i.args().contains("kafka-pixy.aot")), "the runtime stage takes the trained cache");
+        assertTrue(jvmFlags.stream().noneMatch(f -> f.startsWith("-Xmx") || f.startsWith("-XX:MaxRAMPercentage")),
+                "memory settings live in jvm.options only: " + jvmFlags);
+        for (Manifest workload : workloads()) {
+            assertEquals(PixyProcess.CONTAINER_MEMORY_MIB + "Mi",
+                    str(map(container(workload), "resources", "limits"), "memory"),
+                    workload + ": the memory limit the packaged-jar tests and the bench run the proxy under");
+        }
+    }
+
+    @Test
     void theProbeAndMetricsPathsOfTheManifestsAnswer200OnARunningProxy() {
         Set<String> paths = new LinkedHashSet<>();
         for (Manifest workload : workloads()) {
@@ -392,12 +414,17 @@ class K8sManifestsTest {
         return instructions;
     }
 
-    /** The {@code -config} of the image's exec-form ENTRYPOINT, read with the proxy's own flag parser. */
-    private static String dockerConfigFlag() {
+    /** The image's exec-form ENTRYPOINT. */
+    private static List<String> entrypoint() {
         Instruction entrypoint = dockerfile().stream().filter(i -> i.is("ENTRYPOINT")).reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no ENTRYPOINT"));
-        List<String> argv = list(new Yaml(new SafeConstructor(new LoaderOptions())).load(entrypoint.args()))
+        return list(new Yaml(new SafeConstructor(new LoaderOptions())).load(entrypoint.args()))
                 .stream().map(String::valueOf).toList();
+    }
+
+    /** The {@code -config} of the image's exec-form ENTRYPOINT, read with the proxy's own flag parser. */
+    private static String dockerConfigFlag() {
+        List<String> argv = entrypoint();
         int jar = argv.indexOf("-jar");
         assertTrue(jar > 0 && argv.get(jar + 1).endsWith("/kafka-pixy.jar"), "runs the packaged jar: " + argv);
         List<String> flags = argv.subList(jar + 2, argv.size());

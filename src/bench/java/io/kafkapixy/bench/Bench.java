@@ -60,7 +60,8 @@ public final class Bench {
         BenchContext.progress(options.external()
                 ? "Measuring the server at gRPC " + options.grpc().orElseThrow() + ", REST " + options.http()
                         .orElseThrow() + ", Kafka " + options.kafka().orElseThrow()
-                : "Starting an embedded Kafka broker and " + options.jar() + " (" + ChildProxy.HEAP + ")");
+                : "Starting an embedded Kafka broker and " + options.jar() + " (@" + ChildProxy.JVM_OPTIONS + " "
+                  + ChildProxy.containerLimit() + ")");
         try (Target target = Target.start(options, logDir)) {
             report.target(target.describe());
             try (BenchContext ctx = new BenchContext(options, target, report)) {

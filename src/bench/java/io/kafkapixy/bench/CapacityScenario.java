@@ -186,7 +186,7 @@ final class CapacityScenario implements Scenario {
                 .extra("unanswered", n - answered).extra("wrongAnswers", wrongJson)
                 .extra("limitSeconds", limit / 1e9).extra("sendSeconds", sendSeconds)
                 .extra("maxLatencyMs", latency.maxMillis()).extra("peak", max.toMap())
-                .extra("before", before.toMap()).extra("proxyHeapLimit", ctx.target.ownProxy() ? ChildProxy.HEAP
+                .extra("before", before.toMap()).extra("proxyMemoryLimit", ctx.target.ownProxy() ? ChildProxy.containerLimit()
                         : "unknown (external)");
         ctx.progress(row);
     }

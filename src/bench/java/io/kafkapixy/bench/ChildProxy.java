@@ -12,29 +12,49 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The packaged proxy jar running as a child process of the benchmark, so its heap, RSS and threads are its own and
- * not mixed with the load generator's. Started by {@link Target}, which stops it; its stdout and stderr go to a log
- * file.
+ * not mixed with the load generator's. Started as the container image starts it: the JVM settings of
+ * {@code jvm.options} and the deployment manifest's memory limit, emulated with {@code -XX:MaxRAM} (there is no
+ * container here). Started by {@link Target}, which stops it, and by {@link FootprintScenario}; its stdout and stderr
+ * go to a log file.
  */
 final class ChildProxy implements AutoCloseable {
 
-    /** The proxy's heap in the capacity target ("10,000 parked long polls in a 512 MiB heap"). */
-    static final String HEAP = "-Xmx512m";
+    /** The JVM settings every start of the proxy uses (README, Footprint). */
+    static final Path JVM_OPTIONS = Path.of("jvm.options");
+    /** The manifest whose container memory limit the proxy runs under. */
+    static final Path DEPLOYMENT = Path.of("k8s", "deployment.yaml");
 
     private final Process process;
     private final List<String> command;
     private final Path log;
+    private final long launchedNanos;
 
-    private ChildProxy(Process process, List<String> command, Path log) {
+    private ChildProxy(Process process, List<String> command, Path log, long launchedNanos) {
         this.process = process;
         this.command = List.copyOf(command);
         this.log = log;
+        this.launchedNanos = launchedNanos;
     }
 
     /** Starts {@code jar} with {@code config} and returns once {@code /_ping} answers on {@code restPort}. */
     static ChildProxy start(Path jar, Path config, int restPort, Path log) throws IOException, InterruptedException {
+        ChildProxy child = launch(jar, config, log, List.of());
+        try {
+            child.awaitOk(restPort, "/_ping", Duration.ofSeconds(90));
+        } catch (RuntimeException | InterruptedException e) {
+            child.close();
+            throw e;
+        }
+        return child;
+    }
+
+    /** Starts {@code jar} with {@code config} and these JVM flags added, without waiting for it. */
+    static ChildProxy launch(Path jar, Path config, Path log, List<String> extraFlags) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " does not exist: build it with mvn package (./bench.sh does)");
         }
@@ -42,21 +62,29 @@ final class ChildProxy implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // the same JDK flags as run.sh gives the proxy (scripts/java-home.sh exports them)
         addFlags(command, System.getenv().getOrDefault("PIXY_JVM_FLAGS", ""));
-        command.add(HEAP);
-        // the proxy's alone, after the heap so they can override it: to compare collectors or heap sizes under one load
+        command.add("@" + JVM_OPTIONS.toAbsolutePath());
+        command.add(containerLimit());
+        command.addAll(extraFlags);
+        // the proxy's alone, last so they can override the others: to compare collectors or heap sizes under one load
         addFlags(command, System.getenv().getOrDefault("BENCH_PROXY_FLAGS", ""));
         command.addAll(List.of("-jar", jar.toString(), "-config", config.toString()));
         Files.createDirectories(log.toAbsolutePath().getParent());
+        long launched = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-        ChildProxy child = new ChildProxy(p, command, log);
-        try {
-            child.awaitPing(restPort, Duration.ofSeconds(90));
-        } catch (RuntimeException | InterruptedException e) {
-            child.close();
-            throw e;
+        return new ChildProxy(p, command, log, launched);
+    }
+
+    /**
+     * {@code -XX:MaxRAM} set to the memory limit of the proxy's container in {@link #DEPLOYMENT}, so the JVM sizes
+     * itself as in that container.
+     */
+    static String containerLimit() throws IOException {
+        Matcher m = Pattern.compile("(?s)limits:.*?memory:\\s*\"?(\\d+)Mi\"?").matcher(Files.readString(DEPLOYMENT));
+        if (!m.find()) {
+            throw new IllegalStateException("no memory limit in Mi found in " + DEPLOYMENT);
         }
-        return child;
+        return "-XX:MaxRAM=" + m.group(1) + "m";
     }
 
     private static void addFlags(List<String> command, String flags) {
@@ -71,8 +99,12 @@ final class ChildProxy implements AutoCloseable {
         return String.join(" ", command);
     }
 
-    private void awaitPing(int restPort, Duration timeout) throws InterruptedException {
-        URI ping = URI.create("http://127.0.0.1:" + restPort + "/_ping");
+    /**
+     * Waits until {@code path} answers 200 on {@code restPort}, looking every 5 ms; returns the time from the launch
+     * of the process.
+     */
+    Duration awaitOk(int restPort, String path, Duration timeout) throws InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + restPort + path);
         long deadline = System.nanoTime() + timeout.toNanos();
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2)).build()) {
@@ -82,18 +114,19 @@ final class ChildProxy implements AutoCloseable {
                                                     + tail());
                 }
                 try {
-                    HttpResponse<String> rs = http.send(HttpRequest.newBuilder(ping).timeout(Duration.ofSeconds(2))
+                    HttpResponse<String> rs = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2))
                             .build(), HttpResponse.BodyHandlers.ofString());
                     if (rs.statusCode() == 200) {
-                        return;
+                        return Duration.ofNanos(System.nanoTime() - launchedNanos);
                     }
                 } catch (IOException notYet) {
                     // not listening yet
                 }
-                Thread.sleep(200);
+                Thread.sleep(5);
             }
         }
-        throw new IllegalStateException("the proxy did not answer /_ping within " + timeout + "; its log:\n" + tail());
+        throw new IllegalStateException("the proxy did not answer " + path + " within " + timeout + "; its log:\n"
+                                        + tail());
     }
 
     private String tail() {
@@ -108,12 +141,17 @@ final class ChildProxy implements AutoCloseable {
     /** SIGTERM (the proxy drains), then SIGKILL if it takes too long. Safe to call more than once. */
     @Override
     public void close() {
+        stop(Duration.ofSeconds(30));
+    }
+
+    /** SIGTERM, then SIGKILL if it has not exited within {@code grace}. */
+    void stop(Duration grace) {
         if (!process.isAlive()) {
             return;
         }
         process.destroy();
         try {
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {

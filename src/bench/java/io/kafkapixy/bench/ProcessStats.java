@@ -1,6 +1,7 @@
 package io.kafkapixy.bench;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -62,12 +63,19 @@ final class ProcessStats implements AutoCloseable {
         }
     }
 
-    private final Target target;
+    private final URI metrics;
+    private final OptionalLong pid;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
     ProcessStats(Target target) {
-        this.target = target;
+        this(target.uri("/metrics"), target.proxyPid());
+    }
+
+    /** A server whose Prometheus endpoint is {@code metrics}, with its pid when it is a child of this process. */
+    ProcessStats(URI metrics, OptionalLong pid) {
+        this.metrics = metrics;
+        this.pid = pid;
     }
 
     Sample sample() {
@@ -76,7 +84,6 @@ final class ProcessStats implements AutoCloseable {
         scrape(first, sums);
         long rss = -1;
         long osThreads = -1;
-        OptionalLong pid = target.proxyPid();
         if (pid.isPresent()) {
             try {
                 for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid.getAsLong()), "status"))) {
@@ -105,7 +112,7 @@ final class ProcessStats implements AutoCloseable {
      */
     private void scrape(Map<String, Double> first, Map<String, Double> sums) {
         try {
-            HttpResponse<String> rs = http.send(HttpRequest.newBuilder(target.uri("/metrics"))
+            HttpResponse<String> rs = http.send(HttpRequest.newBuilder(metrics)
                     .header("Accept", "text/plain").timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.ofString());
             if (rs.statusCode() != 200) {

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 public final class PixyProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofSeconds(90);
+    /** The memory limit of the proxy's container in k8s/deployment.yaml (K8sManifestsTest holds them together). */
+    public static final int CONTAINER_MEMORY_MIB = 512;
 
     private final Process process;
     private final Path log;
@@ -55,7 +57,9 @@ public final class PixyProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
-        command.add("-Xmx512m");
+        // as users start it (jvm.options), in a container of the deployment manifest's memory limit
+        command.add("@" + System.getProperty("pixy.jvmOptions", "jvm.options"));
+        command.add("-XX:MaxRAM=" + CONTAINER_MEMORY_MIB + "m");
         command.addAll(what);
         command.addAll(Arrays.asList(args));
         command.removeIf(String::isEmpty);
