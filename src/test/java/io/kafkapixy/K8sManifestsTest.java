@@ -217,7 +217,7 @@ class K8sManifestsTest {
     }
 
     @Test
-    void theImageRunsWithTheRepositorysJvmOptionsItsAotCacheAndTheMemoryLimitTheTestsEmulate() {
+    void theImageRunsWithTheRepositorysJvmOptionsItsAotCacheAndTheDeploymentsMemoryLimitIsTheOneTestsEmulate() {
         List<Instruction> dockerfile = dockerfile();
         List<String> argv = entrypoint();
         List<String> jvmFlags = argv.subList(1, argv.indexOf("-jar"));
@@ -230,11 +230,9 @@ class K8sManifestsTest {
                 && i.args().contains("kafka-pixy.aot")), "the runtime stage takes the trained cache");
         assertTrue(jvmFlags.stream().noneMatch(f -> f.startsWith("-Xmx") || f.startsWith("-XX:MaxRAMPercentage")),
                 "memory settings live in jvm.options only: " + jvmFlags);
-        for (Manifest workload : workloads()) {
-            assertEquals(PixyProcess.CONTAINER_MEMORY_MIB + "Mi",
-                    str(map(container(workload), "resources", "limits"), "memory"),
-                    workload + ": the memory limit the packaged-jar tests and the bench run the proxy under");
-        }
+        assertEquals(PixyProcess.CONTAINER_MEMORY,
+                str(map(container(only("Deployment")), "resources", "limits"), "memory"),
+                "the Deployment's memory limit is the one the packaged-jar tests and the bench run the proxy under");
     }
 
     @Test

@@ -80,11 +80,12 @@ final class ChildProxy implements AutoCloseable {
      * itself as in that container.
      */
     static String containerLimit() throws IOException {
-        Matcher m = Pattern.compile("(?s)limits:.*?memory:\\s*\"?(\\d+)Mi\"?").matcher(Files.readString(DEPLOYMENT));
+        Matcher m = Pattern.compile("(?s)limits:.*?memory:\\s*\"?(\\d+)(Mi|Gi)\"?")
+                .matcher(Files.readString(DEPLOYMENT));
         if (!m.find()) {
-            throw new IllegalStateException("no memory limit in Mi found in " + DEPLOYMENT);
+            throw new IllegalStateException("no memory limit in Mi or Gi found in " + DEPLOYMENT);
         }
-        return "-XX:MaxRAM=" + m.group(1) + "m";
+        return "-XX:MaxRAM=" + m.group(1) + (m.group(2).equals("Gi") ? "g" : "m");
     }
 
     private static void addFlags(List<String> command, String flags) {

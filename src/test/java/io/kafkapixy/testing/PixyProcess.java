@@ -23,7 +23,7 @@ public final class PixyProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofSeconds(90);
     /** The memory limit of the proxy's container in k8s/deployment.yaml (K8sManifestsTest holds them together). */
-    public static final int CONTAINER_MEMORY_MIB = 512;
+    public static final String CONTAINER_MEMORY = "1Gi";
 
     private final Process process;
     private final Path log;
@@ -59,7 +59,7 @@ public final class PixyProcess implements AutoCloseable {
         command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
         // as users start it (jvm.options), in a container of the deployment manifest's memory limit
         command.add("@" + System.getProperty("pixy.jvmOptions", "jvm.options"));
-        command.add("-XX:MaxRAM=" + CONTAINER_MEMORY_MIB + "m");
+        command.add("-XX:MaxRAM=" + CONTAINER_MEMORY.replace("Gi", "g").replace("Mi", "m"));
         command.addAll(what);
         command.addAll(Arrays.asList(args));
         command.removeIf(String::isEmpty);
