@@ -12,6 +12,7 @@ import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 
 import io.kafkapixy.config.Durations;
+import io.kafkapixy.testing.PixyProcess;
 
 /**
  * The benchmark: Kafka-Pixy (this project, or any compatible server) side by side with raw kafka-clients on the
@@ -60,8 +61,8 @@ public final class Bench {
         BenchContext.progress(options.external()
                 ? "Measuring the server at gRPC " + options.grpc().orElseThrow() + ", REST " + options.http()
                         .orElseThrow() + ", Kafka " + options.kafka().orElseThrow()
-                : "Starting an embedded Kafka broker and " + options.jar() + " (@" + ChildProxy.JVM_OPTIONS + " "
-                  + ChildProxy.containerLimit() + ")");
+                : "Starting an embedded Kafka broker and " + options.jar() + " ("
+                  + String.join(" ", PixyProcess.productionJvmSettings()) + ")");
         try (Target target = Target.start(options, logDir)) {
             report.target(target.describe());
             try (BenchContext ctx = new BenchContext(options, target, report)) {

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.kafkapixy.testing.PixyProcess;
 import mailgun.kafkapixy.ConsNAckRq;
 import mailgun.kafkapixy.ConsRs;
 import mailgun.kafkapixy.KafkaPixyGrpc;
@@ -186,8 +187,8 @@ final class CapacityScenario implements Scenario {
                 .extra("unanswered", n - answered).extra("wrongAnswers", wrongJson)
                 .extra("limitSeconds", limit / 1e9).extra("sendSeconds", sendSeconds)
                 .extra("maxLatencyMs", latency.maxMillis()).extra("peak", max.toMap())
-                .extra("before", before.toMap()).extra("proxyMemoryLimit", ctx.target.ownProxy() ? ChildProxy.containerLimit()
-                        : "unknown (external)");
+                .extra("before", before.toMap()).extra("proxyMemoryLimit", ctx.target.ownProxy()
+                        ? PixyProcess.containerMemoryFlag() : "unknown (external)");
         ctx.progress(row);
     }
 

@@ -12,22 +12,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import io.kafkapixy.testing.PixyProcess;
 
 /**
  * The packaged proxy jar running as a child process of the benchmark, so its heap, RSS and threads are its own and
- * not mixed with the load generator's. Started as the container image starts it: the JVM settings of
- * {@code jvm.options} and the deployment manifest's memory limit, emulated with {@code -XX:MaxRAM} (there is no
- * container here). Started by {@link Target}, which stops it, and by {@link FootprintScenario}; its stdout and stderr
+ * not mixed with the load generator's. Started as the container image starts it
+ * ({@link PixyProcess#productionJvmSettings()}: {@code jvm.options} under the Deployment's memory limit, emulated
+ * with {@code -XX:MaxRAM}, as the packaged-jar tests do). Started by {@link Target}, which stops it, and by {@link FootprintScenario}; its stdout and stderr
  * go to a log file.
  */
 final class ChildProxy implements AutoCloseable {
-
-    /** The JVM settings every start of the proxy uses (README, Footprint). */
-    static final Path JVM_OPTIONS = Path.of("jvm.options");
-    /** The manifest whose container memory limit the proxy runs under. */
-    static final Path DEPLOYMENT = Path.of("k8s", "deployment.yaml");
 
     private final Process process;
     private final List<String> command;
@@ -62,8 +57,7 @@ final class ChildProxy implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // the same JDK flags as run.sh gives the proxy (scripts/java-home.sh exports them)
         addFlags(command, System.getenv().getOrDefault("PIXY_JVM_FLAGS", ""));
-        command.add("@" + JVM_OPTIONS.toAbsolutePath());
-        command.add(containerLimit());
+        command.addAll(PixyProcess.productionJvmSettings());
         command.addAll(extraFlags);
         // the proxy's alone, last so they can override the others: to compare collectors or heap sizes under one load
         addFlags(command, System.getenv().getOrDefault("BENCH_PROXY_FLAGS", ""));
@@ -73,19 +67,6 @@ final class ChildProxy implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
         return new ChildProxy(p, command, log, launched);
-    }
-
-    /**
-     * {@code -XX:MaxRAM} set to the memory limit of the proxy's container in {@link #DEPLOYMENT}, so the JVM sizes
-     * itself as in that container.
-     */
-    static String containerLimit() throws IOException {
-        Matcher m = Pattern.compile("(?s)limits:.*?memory:\\s*\"?(\\d+)(Mi|Gi)\"?")
-                .matcher(Files.readString(DEPLOYMENT));
-        if (!m.find()) {
-            throw new IllegalStateException("no memory limit in Mi or Gi found in " + DEPLOYMENT);
-        }
-        return "-XX:MaxRAM=" + m.group(1) + (m.group(2).equals("Gi") ? "g" : "m");
     }
 
     private static void addFlags(List<String> command, String flags) {

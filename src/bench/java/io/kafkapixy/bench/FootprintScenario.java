@@ -7,7 +7,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -181,17 +180,7 @@ final class FootprintScenario implements Scenario {
 
     private record Ports(int rest, int grpc) {
         static Ports free() throws Exception {
-            List<java.net.ServerSocket> sockets = new ArrayList<>();
-            try {
-                for (int i = 0; i < 2; i++) {
-                    sockets.add(new java.net.ServerSocket(0));
-                }
-                return new Ports(sockets.get(0).getLocalPort(), sockets.get(1).getLocalPort());
-            } finally {
-                for (java.net.ServerSocket s : sockets) {
-                    s.close();
-                }
-            }
+            return new Ports(Target.freePort(), Target.freePort());
         }
     }
 }

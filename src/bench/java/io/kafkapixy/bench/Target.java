@@ -102,7 +102,7 @@ final class Target implements AutoCloseable {
                 options.parked() + 16);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }

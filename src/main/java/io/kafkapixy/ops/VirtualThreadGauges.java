@@ -49,21 +49,15 @@ final class VirtualThreadGauges {
                               String getter, String description) {
         MethodHandle read;
         try {
-            MethodHandle m = MethodHandles.publicLookup().findVirtual(type, getter, MethodType.methodType(int.class));
-            read = m.asType(MethodType.methodType(int.class, Object.class));
-        } catch (ReflectiveOperationException e) {
-            try {
-                MethodHandle m = MethodHandles.publicLookup().findVirtual(type, getter,
-                        MethodType.methodType(long.class));
-                read = m.asType(MethodType.methodType(long.class, Object.class));
-            } catch (ReflectiveOperationException notThere) {
-                return;
-            }
+            // int or long getters, read as a Number
+            read = MethodHandles.publicLookup().unreflect(type.getMethod(getter))
+                    .asType(MethodType.methodType(Number.class, Object.class));
+        } catch (ReflectiveOperationException notThere) {
+            return;
         }
-        MethodHandle getterHandle = read;
         Supplier<Long> value = () -> bean.get().map(b -> {
             try {
-                return ((Number) getterHandle.invoke(b)).longValue();
+                return ((Number) read.invoke(b)).longValue();
             } catch (Throwable e) {
                 return -1L;
             }

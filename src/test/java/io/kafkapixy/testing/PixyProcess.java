@@ -48,6 +48,20 @@ public final class PixyProcess implements AutoCloseable {
                 "io.kafkapixy.Main"), args);
     }
 
+    /**
+     * The JVM settings the proxy runs with in production: {@code jvm.options}, under the Deployment's memory limit
+     * ({@code -XX:MaxRAM} stands in for the container). Shared with the benchmark's child proxy.
+     */
+    public static List<String> productionJvmSettings() {
+        Path options = Path.of(System.getProperty("pixy.jvmOptions", "jvm.options")).toAbsolutePath();
+        return List.of("@" + options, containerMemoryFlag());
+    }
+
+    /** {@code -XX:MaxRAM} for {@link #CONTAINER_MEMORY}. */
+    public static String containerMemoryFlag() {
+        return "-XX:MaxRAM=" + CONTAINER_MEMORY.replace("Gi", "g").replace("Mi", "m");
+    }
+
     /** {@code target/kafka-pixy.jar}, as Failsafe names it. */
     public static Path jar() {
         return Path.of(System.getProperty("pixy.jar", "target/kafka-pixy.jar"));
@@ -57,9 +71,7 @@ public final class PixyProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
-        // as users start it (jvm.options), in a container of the deployment manifest's memory limit
-        command.add("@" + System.getProperty("pixy.jvmOptions", "jvm.options"));
-        command.add("-XX:MaxRAM=" + CONTAINER_MEMORY.replace("Gi", "g").replace("Mi", "m"));
+        command.addAll(productionJvmSettings());
         command.addAll(what);
         command.addAll(Arrays.asList(args));
         command.removeIf(String::isEmpty);
