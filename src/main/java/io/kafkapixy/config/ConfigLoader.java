@@ -298,6 +298,7 @@ public final class ConfigLoader {
                 c.duration("retry_backoff", cd.retryBackoff()),
                 c.duration("subscription_timeout", cd.subscriptionTimeout()),
                 c.duration("shutdown_timeout", cd.shutdownTimeout()),
+                c.duration("session_timeout", cd.sessionTimeout()),
                 c.text("membership")
                         .map(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
                                 () -> problems.add("consumer.membership must be kafka or zookeeper, got "

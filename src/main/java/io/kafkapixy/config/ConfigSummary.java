@@ -135,6 +135,7 @@ public final class ConfigSummary {
                         "retry_backoff", co.retryBackoff(),
                         "subscription_timeout", co.subscriptionTimeout(),
                         "shutdown_timeout", co.shutdownTimeout(),
+                        "session_timeout", co.sessionTimeout(),
                         "membership", co.membership()));
     }
 

@@ -237,7 +237,8 @@ class ConfigLoaderTest {
         ProxyConfig expected = d.withKafka(d.kafka().withSeedPeers(List.of("192.168.19.2:9092", "192.168.19.3:9092")))
                 .withConsumer(new ConsumerConfig(false, Duration.ofMinutes(5), 64, 1_048_576, Duration.ofMillis(250),
                         Duration.ofSeconds(5), 300, -1, Duration.ofMillis(500), Duration.ZERO, Duration.ofMillis(500),
-                        Duration.ofSeconds(15), Duration.ofSeconds(15), ConsumerConfig.Membership.KAFKA));
+                        Duration.ofSeconds(15), Duration.ofSeconds(15), Duration.ofSeconds(10),
+                        ConsumerConfig.Membership.KAFKA));
         assertEquals(new PixyConfig("0.0.0.0:19091", "0.0.0.0:19092", "", "bar", Map.of("bar", expected),
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT)), c);
     }
@@ -305,6 +306,7 @@ class ConfigLoaderTest {
                       retry_backoff: 18ms
                       subscription_timeout: 19s
                       shutdown_timeout: 20s
+                      session_timeout: 21s
                       membership: zookeeper
                 """);
 
@@ -323,7 +325,7 @@ class ConfigLoaderTest {
                                 new ConsumerConfig(true, Duration.ofSeconds(10), 11, 12, Duration.ofMillis(13),
                                         Duration.ofSeconds(14), 15, 0, Duration.ofMillis(16), Duration.ofMillis(17),
                                         Duration.ofMillis(18), Duration.ofSeconds(19), Duration.ofSeconds(20),
-                                        ConsumerConfig.Membership.ZOOKEEPER))),
+                                        Duration.ofSeconds(21), ConsumerConfig.Membership.ZOOKEEPER))),
                 new ServerTlsConfig("/usr/local/etc/server.crt", "/usr/local/etc/server.key"),
                 List.of(new LoggingConfig("json", "debug", Map.of()),
                         new LoggingConfig("syslog", "warning", Map.of("tag", "pixy", "port", "514")))), c);
@@ -420,6 +422,10 @@ class ConfigLoaderTest {
                 Arguments.of("consumer", "subscription_timeout", "-1s", "consumer.subscription_timeout must be > 0"),
                 Arguments.of("consumer", "retry_backoff", "0s", "consumer.retry_backoff must be > 0"),
                 Arguments.of("consumer", "shutdown_timeout", "-1s", "consumer.shutdown_timeout must be >= 0"),
+                Arguments.of("consumer", "session_timeout", "999ms",
+                        "consumer.session_timeout must be between 1s and 30m"),
+                Arguments.of("consumer", "session_timeout", "31m",
+                        "consumer.session_timeout must be between 1s and 30m"),
                 Arguments.of("consumer", "membership", "kafka2",
                         "consumer.membership must be kafka or zookeeper, got \"kafka2\""),
                 Arguments.of("consumer", "membership", "Kafka",

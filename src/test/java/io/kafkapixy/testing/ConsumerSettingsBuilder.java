@@ -73,6 +73,6 @@ public final class ConsumerSettingsBuilder {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
         return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
                 longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
-                retryBackoff, subscriptionTimeout, shutdownTimeout, membership);
+                retryBackoff, subscriptionTimeout, shutdownTimeout, d.sessionTimeout(), membership);
     }
 }
