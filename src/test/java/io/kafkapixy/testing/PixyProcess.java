@@ -87,6 +87,47 @@ public final class PixyProcess implements AutoCloseable {
         return process;
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL, as a crash or an OOM killer would: nothing runs on the way out. Returns once the process is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new AssertionError("the proxy survived SIGKILL");
+        }
+    }
+
+    /** SIGTERM, as {@code docker stop} or Kubernetes sends; does not wait for the exit. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    /** SIGSTOP: the process freezes as on a stalled VM or a long pause, its sockets stay open. */
+    public void suspend() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #suspend()}. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new AssertionError("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted sending SIG" + name);
+        }
+    }
+
     public String log() {
         try {
             return Files.readString(log);

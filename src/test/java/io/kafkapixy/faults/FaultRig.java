@@ -1,0 +1,175 @@
+package io.kafkapixy.faults;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import io.kafkapixy.testing.CommitWatch;
+import io.kafkapixy.testing.DeliveryLedger;
+import io.kafkapixy.testing.PixyFleet;
+import io.kafkapixy.testing.RestConsumerLoop;
+import io.kafkapixy.testing.TestKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One group consuming one topic through instances of the proxy while a fault happens: the clients
+ * ({@link RestConsumerLoop}), what they saw ({@link DeliveryLedger}), Kafka's committed offsets
+ * ({@link CommitWatch}), and the checks every fault test makes at the end.
+ */
+final class FaultRig implements AutoCloseable {
+
+    final String topic;
+    final String group;
+    final int partitions;
+    final DeliveryLedger ledger = new DeliveryLedger();
+    private final String bootstrap;
+    private final Admin admin;
+    private final List<RestConsumerLoop> clients = new ArrayList<>();
+    private CommitWatch watch;
+    private int produced;
+
+    FaultRig(String bootstrap, Admin admin, String topic, int partitions, String group) {
+        this.bootstrap = bootstrap;
+        this.admin = admin;
+        this.topic = topic;
+        this.partitions = partitions;
+        this.group = group;
+    }
+
+    /**
+     * Fills the topic with {@code messages} (spread evenly over the partitions, values {@code m-<n>}) with a plain
+     * producer, commits the group at the start of every partition so that it consumes them all (a new group would
+     * start at the end), and starts watching the group's commits.
+     */
+    void prefill(int messages) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        p.put("linger.ms", "5");
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = 0; i < messages; i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, null,
+                        ("m-" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            producer.flush();
+        }
+        produced = messages;
+        Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+        Map<Integer, Long> startOffsets = new HashMap<>();
+        for (int i = 0; i < partitions; i++) {
+            start.put(new TopicPartition(topic, i), new OffsetAndMetadata(0));
+            startOffsets.put(i, 0L);
+        }
+        admin.alterConsumerGroupOffsets(group, start).all().get(30, TimeUnit.SECONDS);
+        watch = new CommitWatch(admin, group, topic, startOffsets, ledger);
+    }
+
+    /** Starts {@code loops} acking clients on an instance. */
+    void consumeFrom(PixyFleet.Instance instance, int loops) {
+        for (int i = 0; i < loops; i++) {
+            clients.add(RestConsumerLoop.acking(instance.name(), instance.rest(), topic, group, ledger));
+        }
+    }
+
+    int produced() {
+        return produced;
+    }
+
+    /** Waits until the clients have acked every message of the topic; fails with the instances' logs. */
+    void awaitAllAcked(Duration timeout, PixyFleet fleet) {
+        try {
+            TestKafka.Waits.until(timeout, "every message acked", () -> ledger.ackedCount() == produced);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": " + ledger.ackedCount() + " of " + produced
+                                     + " acked; logs:" + fleet.logs(), e);
+        }
+    }
+
+    /** Stops the clients, so that the ledger holds still. */
+    void stopClients() throws InterruptedException {
+        for (RestConsumerLoop c : clients) {
+            c.close();
+        }
+    }
+
+    /**
+     * The checks every fault test makes: every message acked at least once; no commit ever passed a message whose ack
+     * had not been sent; no message delivered again after a commit past it was seen; and no message delivered again
+     * after an instance confirmed its ack, unless {@code lossAllowed} says that instance could lose the ack (it was
+     * killed or frozen before committing it).
+     */
+    void assertAtLeastOnce(Predicate<DeliveryLedger.Ack> lossAllowed) throws InterruptedException {
+        watch.close();
+        assertEquals(produced, ledger.ackedCount(), "every message acked");
+        assertTrue(watch.samples() > 0, "the committed offsets were read");
+        assertEquals(List.of(), watch.violations(), "commits past unacked messages");
+        List<DeliveryLedger.Delivery> deliveries = ledger.deliveries();
+        assertEquals(List.of(), watch.deliveriesAfterCommit(deliveries), "deliveries of committed messages");
+        assertEquals(List.of(), redeliveriesOfConfirmedAcks(deliveries, lossAllowed),
+                "deliveries of messages whose ack an instance had confirmed and kept");
+        Map<Integer, Long> committed = watch.latest();
+        assertTrue(committed.size() == partitions, "committed offsets of every partition: " + committed);
+    }
+
+    private List<String> redeliveriesOfConfirmedAcks(List<DeliveryLedger.Delivery> deliveries,
+                                                     Predicate<DeliveryLedger.Ack> lossAllowed) {
+        List<String> found = new ArrayList<>();
+        for (DeliveryLedger.Delivery d : deliveries) {
+            for (DeliveryLedger.Ack a : ledger.acksOf(d.position())) {
+                if (a.at() < d.sentAt() && !lossAllowed.test(a)) {
+                    found.add(d + " after " + a);
+                    break;
+                }
+            }
+        }
+        return found;
+    }
+
+    /** How many messages were delivered more than once. */
+    long duplicates() {
+        List<DeliveryLedger.Delivery> all = ledger.deliveries();
+        return all.size() - all.stream().map(DeliveryLedger.Delivery::position).distinct().count();
+    }
+
+    /**
+     * How long after {@code at} the partitions {@code instance} held then, with messages left to consume, were first
+     * served by another instance; the longest over those partitions. Fails if it held none or one was never served
+     * again.
+     */
+    Duration takeOver(String instance, long at) {
+        long perPartition = produced / partitions;
+        var held = new java.util.HashSet<>(ledger.partitionsLastServedBy(instance, at));
+        held.removeIf(partition -> ledger.highestDeliveredBefore(partition, at) >= perPartition - 1);
+        assertTrue(!held.isEmpty(), instance + " held partitions with messages left");
+        long longest = 0;
+        for (int partition : held) {
+            long first = ledger.firstDeliveryByOthers(partition, instance, at).orElseThrow(
+                    () -> new AssertionError("partition " + partition + " of " + instance + " never served again"));
+            longest = Math.max(longest, first - at);
+        }
+        return Duration.ofNanos(longest);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stopClients();
+        if (watch != null) {
+            watch.close();
+        }
+    }
+}
