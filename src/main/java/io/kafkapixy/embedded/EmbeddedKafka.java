@@ -26,14 +26,16 @@ import org.apache.kafka.metadata.storage.Formatter;
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
-    private final KafkaRaftServer server;
+    private final KafkaConfig config;
+    private KafkaRaftServer server;
     private final String bootstrapServers;
     private final java.util.Map<String, String> listenerAddresses;
     private final Path dir;
     private final boolean temporary;
 
-    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers,
+    private EmbeddedKafka(KafkaConfig config, KafkaRaftServer server, String bootstrapServers,
                           java.util.Map<String, String> listenerAddresses, Path dir, boolean temporary) {
+        this.config = config;
         this.server = server;
         this.bootstrapServers = bootstrapServers;
         this.listenerAddresses = java.util.Map.copyOf(listenerAddresses);
@@ -127,7 +129,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
             server.startup();
-            return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, addresses, dir, temporary);
+            return new EmbeddedKafka(config, server, "127.0.0.1:" + brokerPort, addresses, dir, temporary);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
@@ -148,8 +150,19 @@ public final class EmbeddedKafka implements AutoCloseable {
         return address;
     }
 
+    /**
+     * Shuts the broker down cleanly and starts it again with the same ports and data, as an operator's rolling restart
+     * of a broker does; returns once it serves again. For the fault tests.
+     */
+    public synchronized void restart() {
+        server.shutdown();
+        server.awaitShutdown();
+        server = new KafkaRaftServer(config, Time.SYSTEM);
+        server.startup();
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
         server.shutdown();
         server.awaitShutdown();
         if (temporary) {
