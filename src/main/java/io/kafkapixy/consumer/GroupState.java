@@ -54,6 +54,8 @@ final class GroupState {
     // guarded by lock
     private final Map<String, TopicState> topics = new HashMap<>();
     private final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
+    /** Consulted under the lock before every hand-out; see {@link ServingGate}. */
+    private volatile ServingGate gate = ServingGate.ALWAYS_OPEN;
     /** Written under the lock; read without it by {@link #isClosed()}, a hint that {@link #park} confirms. */
     private volatile boolean closed;
     private Instant shutdownDeadline;
@@ -119,12 +121,32 @@ final class GroupState {
                 t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
                 throw e;
             }
-            t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+            dispatch(t, clock.instant());
             refillIfWanted();
             return r;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: serves the topic's parked requests from its partitions, unless the gate is shut. */
+    private void dispatch(TopicState t, Instant now) {
+        if (gate.open()) {
+            t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
+        }
+    }
+
+    /** From now on messages are handed out only while {@code gate} is open. */
+    void guardWith(ServingGate gate) {
+        this.gate = gate;
+    }
+
+    /** The gate may have opened: serve what waits. */
+    void gateOpened() {
+        locked(() -> {
+            Instant now = clock.instant();
+            topics.values().forEach(t -> dispatch(t, now));
+        });
     }
 
     /** A request stops waiting: unless a message was handed over at the last moment, it is answered {@code answer}. */
@@ -153,7 +175,7 @@ final class GroupState {
                     t.metrics.acked();
                 }
                 if (t.hasWaiting()) {
-                    t.dispatch(clock.instant(), config.maxPendingMessages(), config.maxRetries());
+                    dispatch(t, clock.instant());
                 }
             }
             refillIfWanted();
@@ -258,7 +280,7 @@ final class GroupState {
                 p.takeDueRetry(now, config.maxRetries());
             }
             for (TopicState t : topics.values()) {
-                t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
+                dispatch(t, now);
                 if (t.shouldExpire(now, config.subscriptionTimeout(), config.ackTimeout())) {
                     LOG.log(Level.INFO, "Topic subscription expired: group={0}, topic={1}", group, t.topic);
                     t.expire();
@@ -306,7 +328,7 @@ final class GroupState {
                     return t;
                 }).add(p);
             });
-            topics.values().forEach(t -> t.dispatch(now, config.maxPendingMessages(), config.maxRetries()));
+            topics.values().forEach(t -> dispatch(t, now));
         });
     }
 

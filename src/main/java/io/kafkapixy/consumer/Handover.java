@@ -120,6 +120,16 @@ final class Handover implements PartitionLifecycle {
         LOG.log(Level.WARNING, "Partitions lost: group={0}, uncommitted={1}", group, uncommitted);
     }
 
+    @Override
+    public void guardWith(ServingGate gate) {
+        state.guardWith(gate);
+    }
+
+    @Override
+    public void gateOpened() {
+        state.gateOpened();
+    }
+
     /** Partitions assigned but not set up yet; their fetching stays paused. */
     Set<TopicPartition> pending() {
         return pending;

@@ -21,4 +21,12 @@ public interface PartitionLifecycle {
 
     /** The partitions were taken without a chance to commit (the member fell out of the group). */
     void lost(Collection<TopicPartition> partitions);
+
+    /** From now on the member hands out messages only while {@code gate} is open. */
+    default void guardWith(ServingGate gate) {
+    }
+
+    /** The gate given to {@link #guardWith} may have opened again: serve the requests that wait. */
+    default void gateOpened() {
+    }
 }

@@ -11,9 +11,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.consumer.PartitionLifecycle;
+import io.kafkapixy.consumer.PauseWatch;
+import io.kafkapixy.consumer.ServingGate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.state.ConnectionState;
@@ -29,7 +32,14 @@ import org.apache.kafka.common.TopicPartition;
  * node is claimed (§4.5). Partitions are given to the consumer with {@code assign}, so its commits carry generation
  * -1 like the original's.
  *
- * <p>On the member's owning thread only; {@link #leave()} runs after the final commit.
+ * <p>A claim lasts as long as the ZooKeeper session it was made in. When that session may have ended unseen (the
+ * connection was suspended or lost, or the whole process stood still, see {@link PauseWatch}) the member hands out
+ * nothing ({@link ServingGate}) until it has checked each claim against ZooKeeper: a partition whose claim did not
+ * survive is dropped as lost, without a commit (another member may have moved it on meanwhile), and claimed afresh if
+ * it is still this member's, starting again from the committed offset.
+ *
+ * <p>On the member's owning thread only, but for the gate, which request threads read; {@link #leave()} runs after
+ * the final commit.
  */
 final class ZkMembership implements Membership {
 
@@ -48,18 +58,20 @@ final class ZkMembership implements Membership {
     private final Clock clock;
     /** Set by ZooKeeper's watch: some member's registration changed, so the assignment must be read again. */
     private final AtomicBoolean changed = new AtomicBoolean(true);
-    /**
-     * Set when the ZooKeeper session may have been lost: owner nodes are ephemeral, so the claims of the partitions
-     * held must be checked, and made again, before consuming on.
-     */
-    private final AtomicBoolean reclaim = new AtomicBoolean(false);
+    private final PauseWatch pauses;
+    /** Counts the times the ZooKeeper session may have been lost (the connection was suspended, lost or renewed). */
+    private final AtomicLong doubts = new AtomicLong();
+    /** The {@link #doubts} and pause epoch as of the last check of the claims; the gate is open while both hold. */
+    private volatile long checkedDoubts;
+    private volatile long checkedEpoch;
     private Set<String> registered = Set.of();
-    private final Set<TopicPartition> owned = new HashSet<>();
+    /** The partitions claimed, with the session each claim lives in. */
+    private final Map<TopicPartition, Long> owned = new HashMap<>();
     private Instant retryAt = Instant.MIN;
     private Instant lastSubmit = Instant.MIN;
 
     ZkMembership(CuratorFramework zk, ZkPaths paths, String group, String member, Consumer<byte[], byte[]> kafka,
-                 PartitionLifecycle lifecycle, Duration retryBackoff, Clock clock) {
+                 PartitionLifecycle lifecycle, Duration retryBackoff, Clock clock, PauseWatch pauses) {
         this.group = group;
         this.member = member;
         this.kafka = kafka;
@@ -68,6 +80,8 @@ final class ZkMembership implements Membership {
         this.claims = new ZkPartitionClaims(zk, paths, group, member);
         this.retryBackoff = retryBackoff;
         this.clock = clock;
+        this.pauses = pauses;
+        this.checkedEpoch = pauses.epochIfAwake();
         this.watch = CuratorCache.build(zk, paths.ids(group));
         watch.listenable().addListener((type, oldData, data) -> changed.set(true));
         watch.start();
@@ -75,11 +89,17 @@ final class ZkMembership implements Membership {
         this.sessionListener = (client, state) -> {
             if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED
                 || state == ConnectionState.SUSPENDED) {
-                reclaim.set(true);
+                doubts.incrementAndGet();
                 changed.set(true);
             }
         };
         zk.getConnectionStateListenable().addListener(sessionListener);
+        lifecycle.guardWith(this::claimsConfirmed);
+    }
+
+    /** The gate: no doubt about the session, and no pause, since the claims were last checked. */
+    private boolean claimsConfirmed() {
+        return doubts.get() == checkedDoubts && pauses.epochIfAwake() == checkedEpoch;
     }
 
     @Override
@@ -98,10 +118,26 @@ final class ZkMembership implements Membership {
                 changed.set(true);
                 LOG.log(Level.INFO, "Submitted: group={0}, topics={1}", group, wanted);
             }
-            if (!changed.getAndSet(false) && now.isBefore(retryAt)) {
+            long epoch = pauses.epochIfAwake();
+            long doubt = doubts.get();
+            boolean check = doubt != checkedDoubts || epoch != checkedEpoch;
+            if (!changed.getAndSet(false) && now.isBefore(retryAt) && !check) {
                 return;
             }
+            if (check) {
+                if (epoch < 0) {
+                    // Just woken from a pause the ticker has not counted yet: check once it has.
+                    changed.set(true);
+                    return;
+                }
+                checkClaims();
+                checkedDoubts = doubt;
+                checkedEpoch = epoch;
+            }
             rebalance(now);
+            if (check) {
+                lifecycle.gateOpened();
+            }
         } catch (Exception e) {
             LOG.log(Level.WARNING, "Group {0}: ZooKeeper membership failed ({1}); retrying in {2}", group,
                     e.getMessage(), retryBackoff);
@@ -111,9 +147,6 @@ final class ZkMembership implements Membership {
     }
 
     private void rebalance(Instant now) throws Exception {
-        if (reclaim.getAndSet(false)) {
-            verifyClaims();
-        }
         Map<String, List<String>> subscriptions = registry.subscriptions();
         List<String> mine = subscriptions.get(member);
         if (mine == null || !Set.copyOf(mine).equals(registered)) {
@@ -140,25 +173,25 @@ final class ZkMembership implements Membership {
         RangeAssignment.resolvePartitions(member, subscriptions, partitionsByTopic)
                 .forEach((topic, parts) -> parts.forEach(p -> desired.add(new TopicPartition(topic, p))));
 
-        Set<TopicPartition> released = new HashSet<>(owned);
+        Set<TopicPartition> released = new HashSet<>(owned.keySet());
         released.removeAll(desired);
         if (!released.isEmpty()) {
             lifecycle.revoked(released);
             for (TopicPartition tp : released) {
                 claims.release(tp.topic(), tp.partition());
             }
-            owned.removeAll(released);
-            kafka.assign(owned);
+            owned.keySet().removeAll(released);
+            kafka.assign(owned.keySet());
         }
 
         List<TopicPartition> claimed = new ArrayList<>();
         boolean refused = false;
         for (TopicPartition tp : desired) {
-            if (owned.contains(tp)) {
+            if (owned.containsKey(tp)) {
                 continue;
             }
             try {
-                claims.claim(tp.topic(), tp.partition());
+                owned.put(tp, claims.claim(tp.topic(), tp.partition()));
                 claimed.add(tp);
             } catch (ZkPartitionClaims.ClaimedByOther e) {
                 LOG.log(Level.INFO, "Failed to claim partition: group={0}, partition={1}: {2}", group, tp,
@@ -167,8 +200,7 @@ final class ZkMembership implements Membership {
             }
         }
         if (!claimed.isEmpty()) {
-            owned.addAll(claimed);
-            kafka.assign(owned);
+            kafka.assign(owned.keySet());
             lifecycle.assigned(claimed);
         }
         if (refused) {
@@ -185,24 +217,32 @@ final class ZkMembership implements Membership {
     }
 
     /**
-     * After a possible session loss: claims the held partitions again; one that another member claimed meanwhile is
-     * no longer ours, so it stops here (its acked offsets are committed, and it is not released: it is not ours).
+     * After a possible session loss or a pause: every claim must still stand in the session it was made in. One that
+     * does not is lost: what this member fetched, offered and had acked for it is dropped uncommitted (another member
+     * may have consumed and committed it since; the acks not committed yet are offered again, at least once), and the
+     * rebalance that follows claims it afresh if it is still this member's.
      */
-    private void verifyClaims() throws Exception {
+    private void checkClaims() throws Exception {
         Set<TopicPartition> lost = new HashSet<>();
-        for (TopicPartition tp : owned) {
-            try {
-                claims.claim(tp.topic(), tp.partition());
-            } catch (ZkPartitionClaims.ClaimedByOther e) {
-                LOG.log(Level.WARNING, "Partition {0} of group {1} was claimed by another member while ZooKeeper "
-                                       + "was away: {2}", tp, group, e.getMessage());
+        for (Map.Entry<TopicPartition, Long> claim : owned.entrySet()) {
+            TopicPartition tp = claim.getKey();
+            if (!claims.stillHeld(tp.topic(), tp.partition(), claim.getValue())) {
                 lost.add(tp);
             }
         }
+        // Read after the round trips above, which wait for a connection: the session they were answered in.
+        long session = claims.currentSession();
+        owned.forEach((tp, claimedIn) -> {
+            if (claimedIn != session) {
+                lost.add(tp);
+            }
+        });
         if (!lost.isEmpty()) {
-            lifecycle.revoked(lost);
-            owned.removeAll(lost);
-            kafka.assign(owned);
+            LOG.log(Level.WARNING, "Group {0}: the claims of {1} did not survive the ZooKeeper session; dropping them "
+                                   + "uncommitted", group, lost);
+            lifecycle.lost(lost);
+            owned.keySet().removeAll(lost);
+            kafka.assign(owned.keySet());
         }
     }
 
@@ -210,7 +250,7 @@ final class ZkMembership implements Membership {
     @Override
     public void leave() {
         try {
-            for (TopicPartition tp : owned) {
+            for (TopicPartition tp : owned.keySet()) {
                 claims.release(tp.topic(), tp.partition());
             }
             owned.clear();

@@ -37,24 +37,54 @@ final class ZkPartitionClaims {
         }
     }
 
-    /** Claims the partition for this member, or confirms that it already holds it. */
-    void claim(String topic, int partition) throws Exception {
+    /**
+     * Claims the partition for this member, or confirms that it already holds it. Returns the ZooKeeper session the
+     * claim lives in (its node is ephemeral: it lasts exactly as long as that session).
+     */
+    long claim(String topic, int partition) throws Exception {
         String path = paths.owner(group, topic, partition);
         byte[] self = member.getBytes(StandardCharsets.UTF_8);
+        Stat stat = new Stat();
         try {
-            zk.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, self);
+            zk.create().storingStatIn(stat).creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, self);
+            return stat.getEphemeralOwner();
         } catch (KeeperException.NodeExistsException e) {
             String owner;
             try {
-                owner = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
+                owner = new String(zk.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8);
             } catch (KeeperException.NoNodeException released) {
-                claim(topic, partition);
-                return;
+                return claim(topic, partition);
             }
             if (!owner.equals(member)) {
                 throw new ClaimedByOther(owner);
             }
+            return stat.getEphemeralOwner();
         }
+    }
+
+    /**
+     * The session this client holds now. An expired session lingers on the server until it times out there, its nodes
+     * with it, while the client has already moved to a new one; claims of the old one are as good as gone.
+     */
+    long currentSession() throws Exception {
+        return zk.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    /**
+     * Whether the claim made in {@code session} still stands: its node exists, names this member and belongs to that
+     * session. False when the session expired meanwhile, even if the node was made again since (by another member, or
+     * by this one in a new session): what was fetched and offered under the old claim is stale.
+     */
+    boolean stillHeld(String topic, int partition, long session) throws Exception {
+        Stat stat = new Stat();
+        byte[] data;
+        try {
+            data = zk.getData().storingStatIn(stat).forPath(paths.owner(group, topic, partition));
+        } catch (KeeperException.NoNodeException gone) {
+            return false;
+        }
+        return stat.getEphemeralOwner() == session && new String(data, StandardCharsets.UTF_8).equals(member);
     }
 
     /** Releases the partition if this member holds it; another member's claim is left alone. */

@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import io.kafkapixy.config.ZooKeeperConfig;
 import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.consumer.Membership;
+import io.kafkapixy.consumer.PauseWatch;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.curator.RetryPolicy;
@@ -27,15 +28,17 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
 
     private final CuratorFramework zk;
     private final ZkPaths paths;
+    private final PauseWatch pauses;
 
-    private ZooKeeperMembership(CuratorFramework zk, ZkPaths paths) {
+    private ZooKeeperMembership(CuratorFramework zk, ZkPaths paths, PauseWatch pauses) {
         this.zk = zk;
         this.paths = paths;
+        this.pauses = pauses;
     }
 
     public static ZooKeeperMembership connect(ZooKeeperConfig config) {
         return new ZooKeeperMembership(startClient(config, Duration.ofSeconds(15),
-                new ExponentialBackoffRetry(100, 10, 5_000)), new ZkPaths(config.chroot()));
+                new ExponentialBackoffRetry(100, 10, 5_000)), new ZkPaths(config.chroot()), PauseWatch.start());
     }
 
     /**
@@ -53,7 +56,7 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
     /** Memberships whose member id is the instance's {@code client_id}, retrying claims every {@code retryBackoff}. */
     public Membership.Factory memberships(String memberId, Duration retryBackoff, Clock clock) {
         return (group, kafka, lifecycle) -> new ZkMembership(zk, paths, group, memberId, kafka, lifecycle,
-                retryBackoff, clock);
+                retryBackoff, clock, pauses);
     }
 
     /**
@@ -137,5 +140,10 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
     @Override
     public void close() {
         zk.close();
+        try {
+            pauses.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

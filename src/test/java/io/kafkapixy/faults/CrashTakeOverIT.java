@@ -6,23 +6,60 @@ import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.testing.PixyFleet;
 import io.kafkapixy.testing.TestKafka;
-import org.junit.jupiter.api.Test;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two instances of the packaged jar share a group (Kafka membership, the default {@code session_timeout}); clients
- * consume with explicit acks from both; one instance is killed or stopped mid-consume. The survivor takes its
+ * Two instances of the packaged jar share a group, in either membership mode with its default session timeout;
+ * clients consume with explicit acks from both; one instance is killed or stopped mid-consume. The survivor takes its
  * partitions over, every message ends acked, and nothing acked and kept is delivered again.
  */
 class CrashTakeOverIT {
 
     static final int MESSAGES = 3_000;
-    /** The default session timeout (10 s), one heartbeat (2 s) and the join, with room for a loaded machine. */
-    static final Duration CRASH_TAKE_OVER_BOUND = Duration.ofSeconds(25);
     /** A stopping instance leaves the group at once after its drain; no session has to expire. */
     static final Duration STOP_TAKE_OVER_BOUND = Duration.ofSeconds(15);
+
+    enum Mode {
+        /** {@code consumer.session_timeout} 10 s, one heartbeat (2 s) and the join, with room for a loaded machine. */
+        KAFKA(Duration.ofSeconds(25)),
+        /** {@code zoo_keeper.session_timeout} 15 s, the claim retries ({@code retry_backoff}), with room. */
+        ZOOKEEPER(Duration.ofSeconds(30));
+
+        final Duration crashTakeOverBound;
+
+        Mode(Duration crashTakeOverBound) {
+            this.crashTakeOverBound = crashTakeOverBound;
+        }
+
+        String config(String bootstrap) {
+            return this == KAFKA ? kafkaMembership(bootstrap) : zooKeeperMembership(bootstrap, zooKeeper, "15s");
+        }
+    }
+
+    private static TestingServer zooKeeper;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zooKeeper = zooKeeperServer();
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        zooKeeper.close();
+    }
+
+    /** A ZooKeeper server that grants sessions of 2 s to 20 s (the original's default is 15 s). */
+    static TestingServer zooKeeperServer() throws Exception {
+        return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, -1), true);
+    }
 
     static String kafkaMembership(String bootstrap) {
         return """
@@ -35,15 +72,33 @@ class CrashTakeOverIT {
                 """.formatted(bootstrap);
     }
 
-    @Test
-    void aKilledInstancesPartitionsAreServedAgainWithinTheSessionTimeoutAndNothingIsLost(@TempDir Path dir)
+    static String zooKeeperMembership(String bootstrap, TestingServer zooKeeper, String sessionTimeout) {
+        return """
+                kafka:
+                  seed_peers: [%s]
+                zoo_keeper:
+                  seed_peers: [%s]
+                  session_timeout: %s
+                consumer:
+                  membership: zookeeper
+                  ack_timeout: 5s
+                  long_polling_timeout: 1s
+                  offsets_commit_interval: 200ms
+                  retry_backoff: 200ms
+                """.formatted(bootstrap, zooKeeper.getConnectString(), sessionTimeout);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aKilledInstancesPartitionsAreServedAgainWithinTheSessionTimeoutAndNothingIsLost(Mode mode,
+                                                                                          @TempDir Path dir)
             throws Exception {
         TestKafka kafka = TestKafka.get();
         String topic = kafka.createTopic(TestKafka.uniqueTopic("crash"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "crash-" + topic)) {
             rig.prefill(MESSAGES);
-            fleet.start(kafkaMembership(kafka.bootstrap()), "a", "b");
+            fleet.start(mode.config(kafka.bootstrap()), "a", "b");
             rig.consumeFrom(fleet.get("a"), 2);
             rig.consumeFrom(fleet.get("b"), 2);
             awaitBothServing(rig, fleet);
@@ -53,23 +108,25 @@ class CrashTakeOverIT {
 
             rig.awaitAllAcked(Duration.ofSeconds(120), fleet);
             Duration takeOver = rig.takeOver("b", killedAt);
-            System.out.printf("SIGKILL take-over: %d ms, %d duplicates%n", takeOver.toMillis(), rig.duplicates());
-            assertTrue(takeOver.compareTo(CRASH_TAKE_OVER_BOUND) <= 0, "take-over took " + takeOver);
+            System.out.printf("%s membership, SIGKILL take-over: %d ms, %d duplicates%n", mode, takeOver.toMillis(),
+                    rig.duplicates());
+            assertTrue(takeOver.compareTo(mode.crashTakeOverBound) <= 0, "take-over took " + takeOver);
             rig.stopClients();
             // b's acks since its last commit die with it: only those may be delivered again.
             rig.assertAtLeastOnce(ack -> ack.instance().equals("b"));
         }
     }
 
-    @Test
-    void aStoppedInstanceHandsItsPartitionsOverAtOnceAndNoAckedMessageComesAgain(@TempDir Path dir)
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aStoppedInstanceHandsItsPartitionsOverAtOnceAndNoAckedMessageComesAgain(Mode mode, @TempDir Path dir)
             throws Exception {
         TestKafka kafka = TestKafka.get();
         String topic = kafka.createTopic(TestKafka.uniqueTopic("stop"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "stop-" + topic)) {
             rig.prefill(MESSAGES);
-            fleet.start(kafkaMembership(kafka.bootstrap()), "a", "b");
+            fleet.start(mode.config(kafka.bootstrap()), "a", "b");
             rig.consumeFrom(fleet.get("a"), 2);
             rig.consumeFrom(fleet.get("b"), 2);
             awaitBothServing(rig, fleet);
@@ -79,7 +136,8 @@ class CrashTakeOverIT {
 
             rig.awaitAllAcked(Duration.ofSeconds(120), fleet);
             Duration takeOver = rig.takeOver("b", stoppedAt);
-            System.out.printf("SIGTERM take-over: %d ms, %d duplicates%n", takeOver.toMillis(), rig.duplicates());
+            System.out.printf("%s membership, SIGTERM take-over: %d ms, %d duplicates%n", mode, takeOver.toMillis(),
+                    rig.duplicates());
             assertTrue(takeOver.compareTo(STOP_TAKE_OVER_BOUND) <= 0, "take-over took " + takeOver);
             assertTrue(fleet.get("b").process().process().waitFor(60, TimeUnit.SECONDS), "b stopped");
             assertTrue(fleet.get("b").process().log().contains("Stopped"), "b stopped cleanly");

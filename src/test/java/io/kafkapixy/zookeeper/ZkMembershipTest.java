@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.kafkapixy.consumer.PartitionLifecycle;
+import io.kafkapixy.consumer.PauseWatch;
+import io.kafkapixy.consumer.ServingGate;
 import io.kafkapixy.testing.TestKafka;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -31,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A ZooKeeper member's partitions (reference §4.4, §4.5) on a real ZooKeeper, with Kafka's MockConsumer standing in
- * for the consumer: assignment follows the registrations, and claims survive a ZooKeeper session expiry.
+ * for the consumer: assignment follows the registrations, and a claim lasts only as long as its session: after a
+ * session expiry or a pause of the whole process, nothing is handed out until the claims have been checked.
  */
 class ZkMembershipTest {
 
@@ -40,6 +43,9 @@ class ZkMembershipTest {
 
     private final ZkPaths paths = new ZkPaths("");
     private final String group = TestKafka.uniqueTopic("g");
+    /** The process's monotonic clock as the pause watch reads it; moved by hand. */
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+    private final PauseWatch pauses = PauseWatch.manual(nanos::get);
     private CuratorFramework zk;
     private CuratorFramework oracle;
 
@@ -66,11 +72,12 @@ class ZkMembershipTest {
     }
 
     @Test
-    void aLoneMemberClaimsEveryPartitionAndKeepsThemThroughASessionExpiry() throws Exception {
+    void aMemberWhoseSessionExpiredHandsOutNothingThenDropsItsClaimsUncommittedAndClaimsThemAfresh()
+            throws Exception {
         MockConsumer<byte[], byte[]> kafka = consumer(2);
         Recorded lifecycle = new Recorded();
         ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, lifecycle, Duration.ofMillis(100),
-                Clock.systemUTC());
+                Clock.systemUTC(), pauses);
 
         TestKafka.Waits.until(Duration.ofSeconds(30), "both partitions", () -> {
             membership.follow(Set.of("t"));
@@ -79,14 +86,49 @@ class ZkMembershipTest {
         assertEquals(Set.of(tp(0), tp(1)), Set.copyOf(lifecycle.assigned));
         assertEquals("kp_a", owner(0));
 
+        assertTrue(lifecycle.gate.open());
+
         zk.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the gate shut", () -> !lifecycle.gate.open());
         TestKafka.Waits.until(Duration.ofSeconds(30), "claims made again", () -> {
             membership.follow(Set.of("t"));
-            return "kp_a".equals(owner(0)) && "kp_a".equals(owner(1));
+            return lifecycle.assigned.size() == 4 && lifecycle.gate.open();
         });
 
-        assertEquals(2, kafka.assignment().size());
+        assertEquals(List.of(tp(0), tp(1)), sorted(lifecycle.lost), "dropped uncommitted, not revoked");
         assertTrue(lifecycle.revoked.isEmpty());
+        assertEquals("kp_a", owner(0));
+        assertEquals("kp_a", owner(1));
+        assertEquals(2, kafka.assignment().size());
+        assertTrue(lifecycle.gateOpened.get() >= 1, "the requests that waited are served");
+        membership.leave();
+    }
+
+    @Test
+    void afterThePauseOfTheWholeProcessNothingIsHandedOutUntilTheClaimsAreChecked() throws Exception {
+        MockConsumer<byte[], byte[]> kafka = consumer(2);
+        Recorded lifecycle = new Recorded();
+        ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, lifecycle, Duration.ofMillis(100),
+                Clock.systemUTC(), pauses);
+        TestKafka.Waits.until(Duration.ofSeconds(30), "both partitions", () -> {
+            membership.follow(Set.of("t"));
+            return kafka.assignment().size() == 2;
+        });
+        assertTrue(lifecycle.gate.open());
+
+        nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+        assertTrue(!lifecycle.gate.open(), "stood still: shut before the watch has even ticked");
+        membership.follow(Set.of("t"));
+        assertTrue(!lifecycle.gate.open(), "not checked while the pause is uncounted");
+        pauses.tick();
+        assertTrue(!lifecycle.gate.open(), "a pause was counted: shut until checked");
+
+        membership.follow(Set.of("t"));
+
+        assertTrue(lifecycle.gate.open());
+        assertEquals(1, lifecycle.gateOpened.get());
+        assertTrue(lifecycle.lost.isEmpty(), "the session outlived the pause: the claims stand");
+        assertEquals(2, kafka.assignment().size());
         membership.leave();
     }
 
@@ -95,7 +137,7 @@ class ZkMembershipTest {
         MockConsumer<byte[], byte[]> kafka = consumer(2);
         Recorded lifecycle = new Recorded();
         ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, lifecycle, Duration.ofMillis(100),
-                Clock.systemUTC());
+                Clock.systemUTC(), pauses);
         TestKafka.Waits.until(Duration.ofSeconds(30), "both partitions", () -> {
             membership.follow(Set.of("t"));
             return kafka.assignment().size() == 2;
@@ -109,7 +151,9 @@ class ZkMembershipTest {
             return kafka.assignment().equals(Set.of(tp(0)));
         });
 
-        assertEquals(List.of(tp(1)), lifecycle.revoked);
+        assertEquals(List.of(tp(0), tp(1)), sorted(lifecycle.lost), "both claims died with the session");
+        assertTrue(lifecycle.revoked.isEmpty(), "nothing committed for a partition another member may have moved on");
+        assertEquals("kp_a", owner(0), "claimed afresh");
         assertEquals("kp_other", owner(1));
         membership.leave();
     }
@@ -118,7 +162,7 @@ class ZkMembershipTest {
     void aRegistrationOverwrittenByAnotherClientIsWrittenAgain() throws Exception {
         MockConsumer<byte[], byte[]> kafka = consumer(1);
         ZkMembership membership = new ZkMembership(zk, paths, group, "kp_a", kafka, new Recorded(),
-                Duration.ofMillis(100), Clock.systemUTC());
+                Duration.ofMillis(100), Clock.systemUTC(), pauses);
         TestKafka.Waits.until(Duration.ofSeconds(30), "the partition", () -> {
             membership.follow(Set.of("t"));
             return kafka.assignment().size() == 1;
@@ -157,6 +201,10 @@ class ZkMembershipTest {
         }
     }
 
+    private static List<TopicPartition> sorted(List<TopicPartition> tps) {
+        return tps.stream().sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
+    }
+
     private static TopicPartition tp(int p) {
         return new TopicPartition("t", p);
     }
@@ -173,6 +221,9 @@ class ZkMembershipTest {
     private static final class Recorded implements PartitionLifecycle {
         final List<TopicPartition> assigned = new CopyOnWriteArrayList<>();
         final List<TopicPartition> revoked = new CopyOnWriteArrayList<>();
+        final List<TopicPartition> lost = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger gateOpened = new java.util.concurrent.atomic.AtomicInteger();
+        volatile ServingGate gate;
 
         @Override
         public void topicWanted(String topic) {
@@ -190,6 +241,17 @@ class ZkMembershipTest {
 
         @Override
         public void lost(Collection<TopicPartition> partitions) {
+            lost.addAll(partitions);
+        }
+
+        @Override
+        public void guardWith(ServingGate gate) {
+            this.gate = gate;
+        }
+
+        @Override
+        public void gateOpened() {
+            gateOpened.incrementAndGet();
         }
     }
 }

@@ -1,0 +1,81 @@
+package io.kafkapixy.consumer;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * Notices when this whole process stood still (SIGSTOP, a stalled VM or container, a very long collector pause): a
+ * ticker thread looks at the monotonic clock every {@link #TICK}, and a gap of more than {@link #STILL} between two
+ * looks counts as a pause. After a pause nothing in the process can know what happened outside meanwhile (a
+ * ZooKeeper session may have expired and its partitions gone to others), and the first thread to run again may be any
+ * of them, so the answer is read from the clock, not from a flag the ticker has yet to set: {@link #epochIfAwake}
+ * gives no epoch while the last tick is too old, and a new one once the ticker has run after the pause.
+ *
+ * <p>{@link #STILL} stays below what any ZooKeeper session survives unseen (its client gives up after two thirds of
+ * the session timeout, 2 s at the least a server grants), and well above a tick delayed by a busy machine.
+ */
+public final class PauseWatch implements AutoCloseable {
+
+    static final Duration TICK = Duration.ofMillis(100);
+    static final Duration STILL = Duration.ofSeconds(1);
+
+    private final LongSupplier nanoTime;
+    private final Thread ticker;
+    private volatile long lastTick;
+    /** Written before {@link #lastTick}, so a reader that sees a tick sees the pauses counted up to it. */
+    private volatile long pauses;
+    private volatile boolean running = true;
+
+    private PauseWatch(LongSupplier nanoTime, boolean start) {
+        this.nanoTime = nanoTime;
+        this.lastTick = nanoTime.getAsLong();
+        this.ticker = start ? Thread.ofPlatform().daemon().name("pause-watch").start(this::run) : null;
+    }
+
+    /** A watch with its ticker thread running on the system's monotonic clock. */
+    public static PauseWatch start() {
+        return new PauseWatch(System::nanoTime, true);
+    }
+
+    /** A watch whose ticks the caller makes ({@link #tick()}), on its own clock. For tests. */
+    public static PauseWatch manual(LongSupplier nanoTime) {
+        return new PauseWatch(nanoTime, false);
+    }
+
+    private void run() {
+        while (running) {
+            LockSupport.parkNanos(TICK.toNanos());
+            tick();
+        }
+    }
+
+    /** One look at the clock. Only the ticker calls it. */
+    public void tick() {
+        long now = nanoTime.getAsLong();
+        if (now - lastTick > STILL.toNanos()) {
+            pauses = pauses + 1;
+        }
+        lastTick = now;
+    }
+
+    /**
+     * The number of pauses seen so far, or -1 while the process may be in one it has not counted yet (the last tick
+     * is older than {@link #STILL}). Two equal answers mean no pause came between them.
+     */
+    public long epochIfAwake() {
+        long tick = lastTick;
+        long seen = pauses;
+        return nanoTime.getAsLong() - tick > STILL.toNanos() ? -1 : seen;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        if (ticker != null) {
+            ticker.interrupt();
+            ticker.join(TimeUnit.SECONDS.toMillis(5));
+        }
+    }
+}
