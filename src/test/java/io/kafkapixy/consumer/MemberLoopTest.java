@@ -59,6 +59,26 @@ class MemberLoopTest {
     }
 
     @Test
+    void whileTheServingGateIsShutNothingIsHandedOutAndWhenItOpensTheWaitingRequestsAreServed() {
+        MemberRig rig = rig(settings());
+        rig.join(tp(0));
+        java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(false);
+        rig.state.guardWith(open::get);
+        WaitingRequest r = rig.request();
+        rig.fetchable(tp(0), 0);
+        rig.loop.step();
+        assertFalse(r.result.isDone(), "fetched, but the gate is shut");
+        WaitingRequest later = rig.request();
+        assertFalse(later.result.isDone(), "a new request is not served either");
+
+        open.set(true);
+        rig.state.gateOpened();
+
+        assertEquals(0, offset(r));
+        assertFalse(later.result.isDone(), "one message, one request: the oldest");
+    }
+
+    @Test
     void aPartitionStartsAtItsCommittedOffsetAndSkipsWhatItsSparseAcksSay() {
         MemberRig rig = rig(settings());
         rig.kafka.updateEndOffsets(java.util.Map.of(tp(0), 14L));
