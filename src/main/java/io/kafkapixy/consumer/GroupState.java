@@ -141,6 +141,11 @@ final class GroupState {
         this.gate = gate;
     }
 
+    /** Whether messages may be handed out (and offsets committed) now. */
+    boolean gateOpen() {
+        return gate.open();
+    }
+
     /** The gate may have opened: serve what waits. */
     void gateOpened() {
         locked(() -> {
@@ -330,6 +335,13 @@ final class GroupState {
             });
             topics.values().forEach(t -> dispatch(t, now));
         });
+    }
+
+    /** The current offsets (with sparse acks) of every partition held, changed or not; nothing is marked submitted. */
+    Map<TopicPartition, OffsetAndMetadata> currentOffsets() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        locked(() -> assigned.forEach((tp, p) -> offsets.put(tp, p.current())));
+        return offsets;
     }
 
     /** Offsets (with sparse acks) that changed since they were last submitted, marked as submitted. */

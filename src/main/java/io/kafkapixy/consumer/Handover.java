@@ -130,6 +130,11 @@ final class Handover implements PartitionLifecycle {
         state.gateOpened();
     }
 
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> currentOffsets() {
+        return state.currentOffsets();
+    }
+
     /** Partitions assigned but not set up yet; their fetching stays paused. */
     Set<TopicPartition> pending() {
         return pending;

@@ -3,15 +3,24 @@ package io.kafkapixy.consumer;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Membership through Kafka's own group protocol (design.md §1, {@code membership: kafka}): the consumer subscribes
  * to the wanted topics and Kafka's (cooperative) rebalances hand out the partitions.
+ *
+ * <p>After the whole process stood still ({@link PauseWatch}) the group may have dropped this member and handed its
+ * partitions to others, which the consumer learns only from its next heartbeat's answer. Until then the member hands
+ * out nothing ({@link ServingGate}): it commits its current offsets, which the coordinator takes only from a member of
+ * the current generation. A refused commit means the partitions are gone; the next poll reports them lost and the
+ * member joins again, and a later commit (or holding nothing) opens the gate.
  */
 final class KafkaMembership implements Membership {
 
@@ -22,29 +31,40 @@ final class KafkaMembership implements Membership {
      * lost uncommitted.
      */
     static final Duration REBALANCE_MARGIN = Duration.ofSeconds(15);
+    private static final Duration CONFIRM_TIMEOUT = Duration.ofSeconds(10);
 
-    static final Membership.Factory FACTORY = new Membership.Factory() {
-        @Override
-        public Membership create(String group, Consumer<byte[], byte[]> kafka, PartitionLifecycle lifecycle) {
-            return new KafkaMembership(group, kafka, lifecycle);
-        }
+    static final Membership.Factory FACTORY = factory(PauseWatch.process());
 
-        @Override
-        public Duration revokeWaitLimit() {
-            return ConsumerSettings.MAX_POLL_INTERVAL.minus(REBALANCE_MARGIN);
-        }
-    };
+    /** Memberships that watch {@code pauses} (a test's manual watch, or the process's). */
+    static Membership.Factory factory(PauseWatch pauses) {
+        return new Membership.Factory() {
+            @Override
+            public Membership create(String group, Consumer<byte[], byte[]> kafka, PartitionLifecycle lifecycle) {
+                return new KafkaMembership(group, kafka, lifecycle, pauses);
+            }
+
+            @Override
+            public Duration revokeWaitLimit() {
+                return ConsumerSettings.MAX_POLL_INTERVAL.minus(REBALANCE_MARGIN);
+            }
+        };
+    }
 
     private final String group;
     private final Consumer<byte[], byte[]> kafka;
     private final PartitionLifecycle lifecycle;
     private final ConsumerRebalanceListener listener;
+    private final PauseWatch pauses;
+    /** The pause epoch as of the last confirmed membership; the gate is open while it is current. */
+    private volatile long confirmedEpoch;
     private Set<String> subscribed = Set.of();
 
-    KafkaMembership(String group, Consumer<byte[], byte[]> kafka, PartitionLifecycle lifecycle) {
+    KafkaMembership(String group, Consumer<byte[], byte[]> kafka, PartitionLifecycle lifecycle, PauseWatch pauses) {
         this.group = group;
         this.kafka = kafka;
         this.lifecycle = lifecycle;
+        this.pauses = pauses;
+        this.confirmedEpoch = pauses.epochIfAwake();
         this.listener = new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -61,10 +81,16 @@ final class KafkaMembership implements Membership {
                 lifecycle.lost(partitions);
             }
         };
+        lifecycle.guardWith(() -> pauses.epochIfAwake() == confirmedEpoch);
     }
 
     @Override
     public void follow(Set<String> wanted) {
+        long epoch = pauses.epochIfAwake();
+        if (epoch >= 0 && epoch != confirmedEpoch && stillMember()) {
+            confirmedEpoch = epoch;
+            lifecycle.gateOpened();
+        }
         if (wanted.equals(subscribed)) {
             return;
         }
@@ -76,5 +102,25 @@ final class KafkaMembership implements Membership {
         LOG.log(Level.INFO, "Group {0} subscribes to {1}", group, wanted);
         kafka.subscribe(wanted, listener);
         subscribed = wanted;
+    }
+
+    /** After a pause: whether the partitions held are still this member's, by a commit the coordinator accepts. */
+    private boolean stillMember() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = lifecycle.currentOffsets();
+        if (offsets.isEmpty()) {
+            return true;
+        }
+        try {
+            kafka.commitSync(offsets, CONFIRM_TIMEOUT);
+            LOG.log(Level.INFO, "Group {0}: still a member after this process stood still", group);
+            return true;
+        } catch (org.apache.kafka.common.errors.InterruptException e) {
+            throw e;
+        } catch (KafkaException e) {
+            // Refused (dropped from the group, or a rebalance under way) or no answer: the next poll tells.
+            LOG.log(Level.WARNING, "Group {0}: this process stood still and the group did not take its commit ({1});"
+                                   + " serving nothing until it has rejoined", group, e.getMessage());
+            return false;
+        }
     }
 }

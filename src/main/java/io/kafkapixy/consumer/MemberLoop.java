@@ -146,7 +146,9 @@ final class MemberLoop {
         }
         toPause.addAll(handover.pending());
         updatePaused(toPause);
-        if (!now.isBefore(nextCommit)) {
+        // A shut gate means the partitions may be another member's by now (ServingGate): what this member acked
+        // before the doubt arose is not written over that member's progress.
+        if (!now.isBefore(nextCommit) && state.gateOpen()) {
             commitChanged();
             nextCommit = now.plus(config.offsetsCommitInterval());
         }

@@ -29,4 +29,9 @@ public interface PartitionLifecycle {
     /** The gate given to {@link #guardWith} may have opened again: serve the requests that wait. */
     default void gateOpened() {
     }
+
+    /** The offsets of the partitions set up, as the next commit would carry them. */
+    default java.util.Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> currentOffsets() {
+        return java.util.Map.of();
+    }
 }

@@ -209,6 +209,11 @@ final class PartitionState {
         return tracker.offset();
     }
 
+    /** The current position, changed or not, without marking it submitted. */
+    OffsetAndMetadata current() {
+        return new OffsetAndMetadata(tracker.offset(), tracker.metadata());
+    }
+
     /** The current position to commit, changed or not (for the final commit on revoke or shutdown). */
     OffsetAndMetadata position() {
         submittedOffset = tracker.offset();

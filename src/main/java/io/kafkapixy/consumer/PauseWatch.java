@@ -1,7 +1,6 @@
 package io.kafkapixy.consumer;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
@@ -16,27 +15,32 @@ import java.util.function.LongSupplier;
  * <p>{@link #STILL} stays below what any ZooKeeper session survives unseen (its client gives up after two thirds of
  * the session timeout, 2 s at the least a server grants), and well above a tick delayed by a busy machine.
  */
-public final class PauseWatch implements AutoCloseable {
+public final class PauseWatch {
 
     static final Duration TICK = Duration.ofMillis(100);
     static final Duration STILL = Duration.ofSeconds(1);
 
     private final LongSupplier nanoTime;
-    private final Thread ticker;
     private volatile long lastTick;
     /** Written before {@link #lastTick}, so a reader that sees a tick sees the pauses counted up to it. */
     private volatile long pauses;
-    private volatile boolean running = true;
 
     private PauseWatch(LongSupplier nanoTime, boolean start) {
         this.nanoTime = nanoTime;
         this.lastTick = nanoTime.getAsLong();
-        this.ticker = start ? Thread.ofPlatform().daemon().name("pause-watch").start(this::run) : null;
+        if (start) {
+            Thread.ofPlatform().daemon().name("pause-watch").start(this::run);
+        }
     }
 
-    /** A watch with its ticker thread running on the system's monotonic clock. */
-    public static PauseWatch start() {
-        return new PauseWatch(System::nanoTime, true);
+    /** A pause is the whole process's: one watch serves every member of every cluster, started on first use. */
+    private static final class Process {
+        static final PauseWatch WATCH = new PauseWatch(System::nanoTime, true);
+    }
+
+    /** The process's watch, its ticker running on the system's monotonic clock; never closed. */
+    public static PauseWatch process() {
+        return Process.WATCH;
     }
 
     /** A watch whose ticks the caller makes ({@link #tick()}), on its own clock. For tests. */
@@ -45,7 +49,7 @@ public final class PauseWatch implements AutoCloseable {
     }
 
     private void run() {
-        while (running) {
+        while (true) {
             LockSupport.parkNanos(TICK.toNanos());
             tick();
         }
@@ -70,12 +74,4 @@ public final class PauseWatch implements AutoCloseable {
         return nanoTime.getAsLong() - tick > STILL.toNanos() ? -1 : seen;
     }
 
-    @Override
-    public void close() throws InterruptedException {
-        running = false;
-        if (ticker != null) {
-            ticker.interrupt();
-            ticker.join(TimeUnit.SECONDS.toMillis(5));
-        }
-    }
 }

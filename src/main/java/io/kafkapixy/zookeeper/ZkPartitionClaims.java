@@ -59,6 +59,16 @@ final class ZkPartitionClaims {
             if (!owner.equals(member)) {
                 throw new ClaimedByOther(owner);
             }
+            if (stat.getEphemeralOwner() != currentSession()) {
+                // Ours, but made in a session this client has left: the server drops it when that session times out
+                // there, and nothing would tell us. Made again in the current session instead.
+                try {
+                    zk.delete().withVersion(stat.getVersion()).forPath(path);
+                } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+                    // gone or changed meanwhile: look again
+                }
+                return claim(topic, partition);
+            }
             return stat.getEphemeralOwner();
         }
     }

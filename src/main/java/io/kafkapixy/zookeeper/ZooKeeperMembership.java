@@ -38,7 +38,7 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
 
     public static ZooKeeperMembership connect(ZooKeeperConfig config) {
         return new ZooKeeperMembership(startClient(config, Duration.ofSeconds(15),
-                new ExponentialBackoffRetry(100, 10, 5_000)), new ZkPaths(config.chroot()), PauseWatch.start());
+                new ExponentialBackoffRetry(100, 10, 5_000)), new ZkPaths(config.chroot()), PauseWatch.process());
     }
 
     /**
@@ -140,10 +140,5 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
     @Override
     public void close() {
         zk.close();
-        try {
-            pauses.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -79,6 +79,42 @@ class MemberLoopTest {
     }
 
     @Test
+    void afterTheProcessStoodStillNothingIsHandedOutOrCommittedUntilTheGroupHasTakenACommitFromThisMember() {
+        MemberRig rig = rig(settings());
+        rig.join(tp(0));
+        WaitingRequest first = rig.request();
+        rig.fetchable(tp(0), 0, 1);
+        rig.loop.step();
+        assertEquals(0, offset(first));
+        assertTrue(rig.state.ack(MemberRig.TOPIC, 0, 0));
+        long committedBefore = committed(rig);
+        WaitingRequest r = rig.request();
+        assertEquals(1, offset(r));
+        WaitingRequest next = rig.request();
+        rig.fetchable(tp(0), 2);
+
+        rig.nanos.addAndGet(Duration.ofSeconds(30).toNanos());
+        rig.clock.advance(Duration.ofMillis(500)); // a commit is due
+        rig.kafka.rebalancesInProgress = 1;
+        rig.loop.step();
+        assertFalse(next.result.isDone(), "stood still, pause not counted yet");
+        assertEquals(committedBefore, committed(rig), "the ack is not committed: the partition may be another's");
+        rig.pauses.tick();
+        rig.loop.step();
+        assertFalse(next.result.isDone(), "the commit that would confirm the membership was refused");
+
+        rig.loop.step();
+
+        assertEquals(2, offset(next));
+        assertEquals(1, committed(rig), "confirmed by committing the current offsets");
+    }
+
+    private static long committed(MemberRig rig) {
+        Committed c = rig.commits.get(tp(0));
+        return c == null ? -1 : c.offset();
+    }
+
+    @Test
     void aPartitionStartsAtItsCommittedOffsetAndSkipsWhatItsSparseAcksSay() {
         MemberRig rig = rig(settings());
         rig.kafka.updateEndOffsets(java.util.Map.of(tp(0), 14L));

@@ -36,8 +36,13 @@ final class MemberRig {
     static final String TOPIC = "t";
     static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
+
     final MutableClock clock = new MutableClock(T0);
     final TestConsumer kafka = new TestConsumer();
+    /** The monotonic clock the member's pause watch reads; still unless a test moves it, so no test depends on this
+     *  machine's scheduling. */
+    final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+    final PauseWatch pauses = PauseWatch.manual(nanos::get);
     final Meters meters = new Meters();
     final ConsumerConfig config;
     final GroupState state;
@@ -70,7 +75,7 @@ final class MemberRig {
                 commits.putAll(offsets);
             }
         };
-        this.loop = new MemberLoop(state, config, clock, store, () -> kafka, KafkaMembership.FACTORY, meters,
+        this.loop = new MemberLoop(state, config, clock, store, () -> kafka, KafkaMembership.factory(pauses), meters,
                 revokeWaitLimit);
     }
 

@@ -34,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrokerRestartIT {
 
     static final int PARTITIONS = 4;
+    /** Reconnecting, finding the group coordinator again and fetching, with room for a loaded machine. */
+    static final Duration RESUME_BOUND = Duration.ofSeconds(30);
 
     @Test
     void nothingAcknowledgedIsLostAndConsumersResumeAfterTheBrokerRestarts(@TempDir Path dir) throws Exception {
@@ -76,6 +78,8 @@ class BrokerRestartIT {
                         Duration.ofNanos(resumed - restartedAt).toMillis(), acknowledged.size(),
                         producers.stream().mapToInt(RestProducerLoop::errors).sum(), rig.duplicates());
 
+                assertTrue(resumed - restartedAt <= RESUME_BOUND.toNanos(), "consumers resumed after "
+                           + Duration.ofNanos(resumed - restartedAt));
                 Map<DeliveryLedger.Position, String> log = readAll(broker.bootstrapServers(), topic);
                 for (RestProducerLoop.Acknowledged a : acknowledged) {
                     assertEquals(a.value(), log.get(a.position()), "the acknowledged produce at " + a.position());

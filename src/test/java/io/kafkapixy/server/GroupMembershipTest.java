@@ -131,6 +131,18 @@ class GroupMembershipTest {
         }
     }
 
+    @Test
+    void aSessionTimeoutTheBrokersRefuseFailsTheGroupsRequestsWithTheBrokersReason() throws Exception {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy a = start("a", ConsumerSettingsBuilder.fast().sessionTimeout(Duration.ofSeconds(1)))) {
+            HttpResponse<String> rs = a.get("/topics/" + topic + "/messages?group=" + group);
+
+            assertEquals(500, rs.statusCode(), rs.body());
+            assertTrue(io.kafkapixy.testing.JsonBodies.error(rs.body()).contains(
+                    "The session timeout is not within the range allowed by the broker"), rs.body());
+        }
+    }
+
     private RunningPixy start(String name, ConsumerSettingsBuilder consumer) {
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + name, consumer));
     }

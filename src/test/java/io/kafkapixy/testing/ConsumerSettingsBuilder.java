@@ -17,6 +17,7 @@ public final class ConsumerSettingsBuilder {
     private Duration subscriptionTimeout = Duration.ofSeconds(15);
     private Duration shutdownTimeout = Duration.ofSeconds(1);
     private Duration retryBackoff = Duration.ofMillis(500);
+    private Duration sessionTimeout = ConsumerConfig.DEFAULT.sessionTimeout();
     private ConsumerConfig.Membership membership = ConsumerConfig.Membership.KAFKA;
 
     public static ConsumerSettingsBuilder fast() {
@@ -63,6 +64,11 @@ public final class ConsumerSettingsBuilder {
         return this;
     }
 
+    public ConsumerSettingsBuilder sessionTimeout(Duration d) {
+        this.sessionTimeout = d;
+        return this;
+    }
+
     public ConsumerSettingsBuilder zooKeeperMembership() {
         this.membership = ConsumerConfig.Membership.ZOOKEEPER;
         this.retryBackoff = Duration.ofMillis(200);
@@ -73,6 +79,6 @@ public final class ConsumerSettingsBuilder {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
         return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
                 longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
-                retryBackoff, subscriptionTimeout, shutdownTimeout, d.sessionTimeout(), membership);
+                retryBackoff, subscriptionTimeout, shutdownTimeout, sessionTimeout, membership);
     }
 }
