@@ -97,10 +97,12 @@ class CrashTakeOverIT {
         String topic = kafka.createTopic(TestKafka.uniqueTopic("crash"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "crash-" + topic)) {
-            rig.prefill(MESSAGES);
+            rig.prepare();
             fleet.start(mode.config(kafka.bootstrap()), "a", "b");
             rig.consumeFrom(fleet.get("a"), 2);
             rig.consumeFrom(fleet.get("b"), 2);
+            rig.awaitSettled(fleet, "a", "b");
+            rig.fill(MESSAGES);
             awaitBothServing(rig, fleet);
 
             long killedAt = System.nanoTime();
@@ -125,10 +127,12 @@ class CrashTakeOverIT {
         String topic = kafka.createTopic(TestKafka.uniqueTopic("stop"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "stop-" + topic)) {
-            rig.prefill(MESSAGES);
+            rig.prepare();
             fleet.start(mode.config(kafka.bootstrap()), "a", "b");
             rig.consumeFrom(fleet.get("a"), 2);
             rig.consumeFrom(fleet.get("b"), 2);
+            rig.awaitSettled(fleet, "a", "b");
+            rig.fill(MESSAGES);
             awaitBothServing(rig, fleet);
 
             long stoppedAt = System.nanoTime();
@@ -146,12 +150,17 @@ class CrashTakeOverIT {
         }
     }
 
-    /** Both instances hold partitions and a third of the messages are acked: the fault comes mid-consume. */
+    /**
+     * Both instances serve partitions with messages left and a third of the messages are acked: the fault comes
+     * mid-consume.
+     */
     static void awaitBothServing(FaultRig rig, PixyFleet fleet) {
         try {
             TestKafka.Waits.until(Duration.ofSeconds(90), "both instances serving",
                     () -> rig.ledger.deliveredBy("a") >= 100 && rig.ledger.deliveredBy("b") >= 100
-                          && rig.ledger.ackedCount() >= rig.produced() / 3);
+                          && rig.ledger.ackedCount() >= rig.produced() / 3
+                          && !rig.unfinishedPartitionsOf("a", System.nanoTime()).isEmpty()
+                          && !rig.unfinishedPartitionsOf("b", System.nanoTime()).isEmpty());
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; a delivered " + rig.ledger.deliveredBy("a") + ", b "
                                      + rig.ledger.deliveredBy("b") + "; logs:" + fleet.logs(), e);

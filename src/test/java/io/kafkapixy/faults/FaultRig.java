@@ -51,12 +51,65 @@ final class FaultRig implements AutoCloseable {
         this.group = group;
     }
 
-    /**
-     * Fills the topic with {@code messages} (spread evenly over the partitions, values {@code m-<n>}) with a plain
-     * producer, commits the group at the start of every partition so that it consumes them all (a new group would
-     * start at the end), and starts watching the group's commits.
-     */
+    /** {@link #prepare()}, then {@link #fill} before any instance consumes. */
     void prefill(int messages) throws Exception {
+        prepare();
+        fill(messages);
+    }
+
+    /**
+     * Commits the group at the start of every partition of the (empty) topic, so that it consumes everything produced
+     * from now on (a new group would start at the end), and starts watching the group's commits.
+     */
+    void prepare() throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+        Map<Integer, Long> startOffsets = new HashMap<>();
+        for (int i = 0; i < partitions; i++) {
+            start.put(new TopicPartition(topic, i), new OffsetAndMetadata(0));
+            startOffsets.put(i, 0L);
+        }
+        admin.alterConsumerGroupOffsets(group, start).all().get(30, TimeUnit.SECONDS);
+        watch = new CommitWatch(admin, group, topic, startOffsets, ledger);
+    }
+
+    /**
+     * Waits until the group has settled on these instances: each member holds partitions and all of them are held,
+     * as list-consumers on the first instance tells (Kafka's group description, or ZooKeeper's owner nodes).
+     */
+    void awaitSettled(PixyFleet fleet, String... names) {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + fleet.get(names[0]).rest() + "/topics/" + topic
+                                               + "/consumers?group=" + group);
+        try {
+            TestKafka.Waits.until(Duration.ofSeconds(90), "the group settled on " + List.of(names), () -> {
+                try {
+                    var body = io.kafkapixy.testing.JsonBodies.object(http.send(
+                            java.net.http.HttpRequest.newBuilder(uri).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString()).body());
+                    var members = body.getJsonObject(group);
+                    if (members == null || members.size() != names.length) {
+                        return false;
+                    }
+                    int held = 0;
+                    for (String member : members.keySet()) {
+                        int n = members.getJsonArray(member).size();
+                        if (n == 0) {
+                            return false;
+                        }
+                        held += n;
+                    }
+                    return held == partitions;
+                } catch (Exception notYet) {
+                    return false;
+                }
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; logs:" + fleet.logs(), e);
+        }
+    }
+
+    /** Produces {@code messages} with a plain producer, spread evenly over the partitions, values {@code m-<n>}. */
+    void fill(int messages) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
         p.put("key.serializer", ByteArraySerializer.class.getName());
@@ -73,14 +126,6 @@ final class FaultRig implements AutoCloseable {
         for (int i = 0; i < messages; i++) {
             expected.add(new DeliveryLedger.Position(i % partitions, i / partitions));
         }
-        Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
-        Map<Integer, Long> startOffsets = new HashMap<>();
-        for (int i = 0; i < partitions; i++) {
-            start.put(new TopicPartition(topic, i), new OffsetAndMetadata(0));
-            startOffsets.put(i, 0L);
-        }
-        admin.alterConsumerGroupOffsets(group, start).all().get(30, TimeUnit.SECONDS);
-        watch = new CommitWatch(admin, group, topic, startOffsets, ledger);
     }
 
     /** Starts {@code loops} acking clients on an instance. */
@@ -165,10 +210,8 @@ final class FaultRig implements AutoCloseable {
      * again.
      */
     Duration takeOver(String instance, long at) {
-        long perPartition = produced / partitions;
-        var held = new java.util.HashSet<>(ledger.partitionsLastServedBy(instance, at));
-        held.removeIf(partition -> ledger.highestDeliveredBefore(partition, at) >= perPartition - 1);
-        assertTrue(!held.isEmpty(), instance + " held partitions with messages left");
+        var held = unfinishedPartitionsOf(instance, at);
+        assertTrue(!held.isEmpty(), instance + " held partitions with messages left: " + partitionsAt(at));
         long longest = 0;
         for (int partition : held) {
             long first = ledger.firstDeliveryByOthers(partition, instance, at).orElseThrow(
@@ -176,6 +219,26 @@ final class FaultRig implements AutoCloseable {
             longest = Math.max(longest, first - at);
         }
         return Duration.ofNanos(longest);
+    }
+
+    /** The partitions {@code instance} was serving at {@code at} that still had messages to deliver then. */
+    java.util.Set<Integer> unfinishedPartitionsOf(String instance, long at) {
+        long perPartition = produced / partitions;
+        var held = new java.util.HashSet<>(ledger.partitionsLastServedBy(instance, at));
+        held.removeIf(partition -> ledger.highestDeliveredBefore(partition, at) >= perPartition - 1);
+        return held;
+    }
+
+    /** Who served each partition last before {@code at}, and how far, for a failing test's message. */
+    private String partitionsAt(long at) {
+        StringBuilder b = new StringBuilder();
+        for (int p = 0; p < partitions; p++) {
+            String who = ledger.partitionsLastServedBy("a", at).contains(p) ? "a"
+                    : ledger.partitionsLastServedBy("b", at).contains(p) ? "b" : "?";
+            b.append(p).append(": ").append(who).append(" up to ").append(ledger.highestDeliveredBefore(p, at))
+                    .append("; ");
+        }
+        return b.toString();
     }
 
     @Override
