@@ -97,13 +97,7 @@ class CrashTakeOverIT {
         String topic = kafka.createTopic(TestKafka.uniqueTopic("crash"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "crash-" + topic)) {
-            rig.prepare();
-            fleet.start(mode.config(kafka.bootstrap()), "a", "b");
-            rig.consumeFrom(fleet.get("a"), 2);
-            rig.consumeFrom(fleet.get("b"), 2);
-            rig.awaitSettled(fleet, "a", "b");
-            rig.fill(MESSAGES);
-            awaitBothServing(rig, fleet);
+            startConsuming(rig, fleet, mode.config(kafka.bootstrap()));
 
             long killedAt = System.nanoTime();
             fleet.get("b").process().kill();
@@ -127,13 +121,7 @@ class CrashTakeOverIT {
         String topic = kafka.createTopic(TestKafka.uniqueTopic("stop"), 4);
         try (PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "stop-" + topic)) {
-            rig.prepare();
-            fleet.start(mode.config(kafka.bootstrap()), "a", "b");
-            rig.consumeFrom(fleet.get("a"), 2);
-            rig.consumeFrom(fleet.get("b"), 2);
-            rig.awaitSettled(fleet, "a", "b");
-            rig.fill(MESSAGES);
-            awaitBothServing(rig, fleet);
+            startConsuming(rig, fleet, mode.config(kafka.bootstrap()));
 
             long stoppedAt = System.nanoTime();
             fleet.get("b").process().terminate();
@@ -151,10 +139,24 @@ class CrashTakeOverIT {
     }
 
     /**
+     * Starts instances a and b with this cluster config, lets the group settle on them, fills the topic with
+     * {@link #MESSAGES} and returns once both are consuming them: the moment for a fault.
+     */
+    static void startConsuming(FaultRig rig, PixyFleet fleet, String clusterConfig) throws Exception {
+        rig.prepare();
+        fleet.start(clusterConfig, "a", "b");
+        rig.consumeFrom(fleet.get("a"), 2);
+        rig.consumeFrom(fleet.get("b"), 2);
+        rig.awaitSettled(fleet, "a", "b");
+        rig.fill(MESSAGES);
+        awaitBothServing(rig, fleet);
+    }
+
+    /**
      * Both instances serve partitions with messages left and a third of the messages are acked: the fault comes
      * mid-consume.
      */
-    static void awaitBothServing(FaultRig rig, PixyFleet fleet) {
+    private static void awaitBothServing(FaultRig rig, PixyFleet fleet) {
         try {
             TestKafka.Waits.until(Duration.ofSeconds(90), "both instances serving",
                     () -> rig.ledger.deliveredBy("a") >= 100 && rig.ledger.deliveredBy("b") >= 100

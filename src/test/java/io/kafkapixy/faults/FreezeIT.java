@@ -39,15 +39,9 @@ class FreezeIT {
         try (TestingServer zooKeeper = CrashTakeOverIT.zooKeeperServer();
              PixyFleet fleet = new PixyFleet(dir);
              FaultRig rig = new FaultRig(kafka.bootstrap(), kafka.admin(), topic, 4, "freeze-" + topic)) {
-            rig.prepare();
-            fleet.start(mode == Mode.KAFKA
+            CrashTakeOverIT.startConsuming(rig, fleet, mode == Mode.KAFKA
                     ? CrashTakeOverIT.kafkaMembership(kafka.bootstrap()) + "  session_timeout: 6s\n"
-                    : CrashTakeOverIT.zooKeeperMembership(kafka.bootstrap(), zooKeeper, "4s"), "a", "b");
-            rig.consumeFrom(fleet.get("a"), 2);
-            rig.consumeFrom(fleet.get("b"), 2);
-            rig.awaitSettled(fleet, "a", "b");
-            rig.fill(CrashTakeOverIT.MESSAGES);
-            CrashTakeOverIT.awaitBothServing(rig, fleet);
+                    : CrashTakeOverIT.zooKeeperMembership(kafka.bootstrap(), zooKeeper, "4s"));
 
             long frozenAt = System.nanoTime();
             fleet.get("a").process().suspend();
