@@ -119,7 +119,8 @@ public final class ConfigLoader {
                 limitsSection.integer("grpc_max_request_bytes", ld.grpcMaxRequestBytes()),
                 limitsSection.integer("max_header_bytes", ld.maxHeaderBytes()),
                 limitsSection.integer("max_parked_requests", ld.maxParkedRequests()),
-                limitsSection.integer("max_request_line_bytes", ld.maxRequestLineBytes()));
+                limitsSection.integer("max_request_line_bytes", ld.maxRequestLineBytes()),
+                limitsSection.integer("max_unanswered_produces_per_stream", ld.maxUnansweredProducesPerStream()));
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {

@@ -77,7 +77,8 @@ public final class ConfigSummary {
         root.put("limits", map("grpc_max_request_bytes", c.limits().grpcMaxRequestBytes(),
                 "max_header_bytes", c.limits().maxHeaderBytes(),
                 "max_parked_requests", c.limits().maxParkedRequests(),
-                "max_request_line_bytes", c.limits().maxRequestLineBytes()));
+                "max_request_line_bytes", c.limits().maxRequestLineBytes(),
+                "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream()));
         return root;
     }
 

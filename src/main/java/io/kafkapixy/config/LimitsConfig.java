@@ -12,10 +12,13 @@ package io.kafkapixy.config;
  *                            long polls
  * @param maxRequestLineBytes REST: the request line (method, path and query, version); the original takes about
  *                            1 MiB (Go's default), so a 64 KiB key is a valid produce; longer lines get 414
+ * @param maxUnansweredProducesPerStream a streaming Produce call takes no more messages than this before their answers
+ *                            (HTTP/2 flow control then holds the client back), so one stream holds at most this many
+ *                            messages and answers in memory
  */
 public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
-                           int maxRequestLineBytes) {
+                           int maxRequestLineBytes, int maxUnansweredProducesPerStream) {
 
     /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20);
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20, 1024);
 }

@@ -49,6 +49,8 @@ final class Validation {
         check(problems, limits.maxHeaderBytes() >= 1024, "limits.max_header_bytes must be >= 1024");
         check(problems, limits.maxParkedRequests() > 0, "limits.max_parked_requests must be > 0");
         check(problems, limits.maxRequestLineBytes() >= 1024, "limits.max_request_line_bytes must be >= 1024");
+        check(problems, limits.maxUnansweredProducesPerStream() > 0,
+                "limits.max_unanswered_produces_per_stream must be > 0");
         ServerTlsConfig tls = config.tls();
         check(problems, tls.clientCaPath().isEmpty() || tls.enabled(),
                 "tls.client_ca_path needs tls.certificate_path and tls.key_path");

@@ -116,6 +116,30 @@ public final class PixyProducer implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands the message to the producer and returns at once; the result completes when Kafka has the message or
+     * refused it, on the producer's own thread (keep what follows it short). A message that cannot be buffered fails
+     * here, as in {@link #produceAsync}. Until it completes it counts as pending, like an async message.
+     */
+    public java.util.concurrent.CompletableFuture<ProduceResult> produceLater(ProduceRequest rq) {
+        long start = System.nanoTime();
+        java.util.concurrent.CompletableFuture<ProduceResult> result = new java.util.concurrent.CompletableFuture<>();
+        try {
+            send(rq, (md, error) -> {
+                asyncPending.decrement();
+                if (error != null) {
+                    result.completeExceptionally(counted(rq.topic(), failure(rq.topic(), error)));
+                } else {
+                    metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
+                    result.complete(new ProduceResult(md.partition(), md.offset()));
+                }
+            });
+        } catch (PixyException e) {
+            throw counted(rq.topic(), e);
+        }
+        return result;
+    }
+
     private Future<RecordMetadata> send(ProduceRequest rq, org.apache.kafka.clients.producer.Callback callback) {
         if (closing) {
             throw PixyException.shuttingDown();

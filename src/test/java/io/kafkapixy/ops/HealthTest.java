@@ -57,6 +57,7 @@ class HealthTest {
             assertEquals("UP", object(ready.body()).getString("status"));
             assertEquals(ServingStatus.SERVING, grpcStatus(pixy, ""));
             assertEquals(ServingStatus.SERVING, grpcStatus(pixy, "KafkaPixy"));
+            assertEquals(ServingStatus.SERVING, grpcStatus(pixy, "kafkapixy.stream.v1.PixyStream"));
 
             broker.close();
             TestKafka.Waits.until(WAIT, "not ready without a broker",
@@ -106,7 +107,8 @@ class HealthTest {
 
             Set<String> services = new TreeSet<>();
             answers.get(0).getListServicesResponse().getServiceList().forEach(s -> services.add(s.getName()));
-            assertTrue(services.containsAll(Set.of("KafkaPixy", "grpc.health.v1.Health")), services.toString());
+            assertTrue(services.containsAll(Set.of("KafkaPixy", "kafkapixy.stream.v1.PixyStream",
+                    "grpc.health.v1.Health")), services.toString());
             var file = com.google.protobuf.DescriptorProtos.FileDescriptorProto.parseFrom(
                     answers.get(1).getFileDescriptorResponse().getFileDescriptorProto(0));
             assertEquals("KafkaPixy", file.getService(0).getName());

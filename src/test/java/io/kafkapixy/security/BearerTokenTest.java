@@ -131,6 +131,53 @@ class BearerTokenTest {
         assertEquals("grpc-ok", new String(kafka.read(topic, 0, before).value(), StandardCharsets.UTF_8));
     }
 
+    @Test
+    void theStreamingServiceTakesTheSameTokens() throws Exception {
+        long before = end();
+
+        assertEquals(0, streamProduce("Bearer second-token", "stream-ok").getCode());
+        for (String authorization : new String[] {null, "Bearer nope"}) {
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> streamProduce(authorization, "stream-refused"));
+            assertEquals(Status.Code.UNAUTHENTICATED, Status.fromThrowable(e).getCode());
+        }
+        assertEquals(before + 1, end());
+    }
+
+    /** One message over a streaming Produce; its answer, or the stream's failure. */
+    private static io.kafkapixy.stream.v1.ProduceResponse streamProduce(String authorization, String value)
+            throws Exception {
+        var stub = io.kafkapixy.stream.v1.PixyStreamGrpc.newStub(pixy.channel())
+                .withDeadlineAfter(30, TimeUnit.SECONDS);
+        if (authorization != null) {
+            Metadata headers = new Metadata();
+            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), authorization);
+            stub = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+        }
+        java.util.concurrent.CompletableFuture<io.kafkapixy.stream.v1.ProduceResponse> answer =
+                new java.util.concurrent.CompletableFuture<>();
+        var requests = stub.produce(new io.grpc.stub.StreamObserver<>() {
+            @Override
+            public void onNext(io.kafkapixy.stream.v1.ProduceResponse rs) {
+                answer.complete(rs);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                answer.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                answer.completeExceptionally(new AssertionError("ended without an answer"));
+            }
+        });
+        requests.onNext(io.kafkapixy.stream.v1.ProduceRequest.newBuilder().setId(7).setTopic(topic)
+                .setMessage(ByteString.copyFromUtf8(value)).build());
+        requests.onCompleted();
+        return answer.get(30, TimeUnit.SECONDS);
+    }
+
     /**
      * The refusal races the request's message: the interceptor closes the call while the message may still be on
      * its way. With raw frames, the message is sent strictly after the refusal arrived, and, in the other call, in

@@ -52,7 +52,8 @@ class LimitsTest {
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_limits",
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(4)))
                 .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED,
-                        LimitsConfig.DEFAULT.maxRequestLineBytes())));
+                        LimitsConfig.DEFAULT.maxRequestLineBytes(),
+                        LimitsConfig.DEFAULT.maxUnansweredProducesPerStream())));
     }
 
     @AfterAll

@@ -14,13 +14,13 @@ import io.grpc.stub.StreamObserver;
 import io.kafkapixy.ops.Readiness;
 
 /**
- * The standard {@code grpc.health.v1.Health} service. The whole server ({@code ""}) and {@code KafkaPixy} are
- * {@code SERVING} exactly when the instance is ready (see {@link Readiness}); other names are unknown.
+ * The standard {@code grpc.health.v1.Health} service. The whole server ({@code ""}), {@code KafkaPixy} and
+ * {@code kafkapixy.stream.v1.PixyStream} are {@code SERVING} exactly when the instance is ready (see {@link Readiness}); other names are unknown.
  */
 final class GrpcHealth extends HealthGrpc.HealthImplBase {
 
-    /** The service names this server answers for: the server as a whole and the original proto's service. */
-    static final Set<String> SERVICES = Set.of("", "KafkaPixy");
+    /** The service names this server answers for: the server as a whole and the services of both protos. */
+    static final Set<String> SERVICES = Set.of("", "KafkaPixy", "kafkapixy.stream.v1.PixyStream");
     static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
 
     private final Readiness readiness;

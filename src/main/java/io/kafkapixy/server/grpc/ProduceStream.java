@@ -1,0 +1,148 @@
+package io.kafkapixy.server.grpc;
+
+import java.util.ArrayList;
+import java.util.List;
+
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.producer.MessageKey;
+import io.kafkapixy.producer.ProduceRequest;
+import io.kafkapixy.producer.ProduceResult;
+import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.proxy.TopicNames;
+import io.kafkapixy.stream.v1.Header;
+import io.kafkapixy.stream.v1.ProduceResponse;
+
+/**
+ * One streaming {@code Produce} call: each message goes to the cluster's producer at once and is answered with its id
+ * when Kafka answers. The call takes at most {@code maxUnanswered} messages ahead of their answers, and takes more
+ * only while the client reads the answers, so a stream holds a bounded number of messages whatever the client does.
+ *
+ * <p>Requests arrive one at a time on the call's executor; answers come from the producer's thread. The response
+ * observer is not thread-safe, so everything that touches it, and the counts, is under this object's monitor.
+ */
+final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.ProduceRequest> {
+
+    private final ProxySet proxies;
+    private final ServerCallStreamObserver<ProduceResponse> out;
+    // guarded by this
+    private int unanswered;
+    private int deferredRequests;
+    private boolean halfClosed;
+    private boolean ended;
+
+    ProduceStream(ProxySet proxies, ServerCallStreamObserver<ProduceResponse> out, int maxUnanswered) {
+        this.proxies = proxies;
+        this.out = out;
+        out.disableAutoRequest();
+        out.setOnReadyHandler(this::onReady);
+        out.setOnCancelHandler(this::cancelled);
+        out.request(maxUnanswered);
+    }
+
+    @Override
+    public void onNext(io.kafkapixy.stream.v1.ProduceRequest rq) {
+        Proxy proxy;
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            unanswered++;
+            try {
+                proxy = proxies.get(rq.getCluster());
+            } catch (PixyException e) {
+                ended = true;
+                out.onError(GrpcErrors.toStatus(e));
+                return;
+            }
+        }
+        long id = rq.getId();
+        try {
+            TopicNames.validate(rq.getTopic());
+            proxy.producer().produceLater(message(rq)).whenComplete((result, error) -> {
+                if (error == null) {
+                    answer(ProduceResponse.newBuilder().setId(id).setPartition(result.partition())
+                            .setOffset(result.offset()).build());
+                } else {
+                    answer(failed(id, error));
+                }
+            });
+        } catch (RuntimeException e) {
+            answer(failed(id, e));
+        }
+    }
+
+    private static ProduceRequest message(io.kafkapixy.stream.v1.ProduceRequest rq) {
+        MessageKey key;
+        if (rq.getKeyUndefined()) {
+            key = MessageKey.ABSENT;
+        } else if (rq.getKeyValue().isEmpty()) {
+            key = MessageKey.EMPTY_WRITTEN_AS_NULL;
+        } else {
+            key = MessageKey.of(rq.getKeyValue().toByteArray());
+        }
+        List<org.apache.kafka.common.header.Header> headers = new ArrayList<>(rq.getHeadersCount());
+        for (Header h : rq.getHeadersList()) {
+            headers.add(new org.apache.kafka.common.header.internals.RecordHeader(h.getKey(),
+                    h.getValue().isEmpty() ? null : h.getValue().toByteArray()));
+        }
+        return new ProduceRequest(rq.getTopic(), key, rq.getMessage().toByteArray(), headers);
+    }
+
+    /** The answer the unary Produce would have ended with, as this message's answer. */
+    private static ProduceResponse failed(long id, Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        PixyException e = cause instanceof PixyException p ? p
+                : new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()));
+        return ProduceResponse.newBuilder().setId(id).setCode(GrpcErrors.code(e).value())
+                .setError(String.valueOf(e.getMessage())).build();
+    }
+
+    private synchronized void answer(ProduceResponse response) {
+        if (ended) {
+            return;
+        }
+        out.onNext(response);
+        unanswered--;
+        if (halfClosed && unanswered == 0) {
+            ended = true;
+            out.onCompleted();
+        } else if (out.isReady()) {
+            out.request(1);
+        } else {
+            // the client is not reading its answers: take its next message once it does
+            deferredRequests++;
+        }
+    }
+
+    private synchronized void onReady() {
+        if (!ended && deferredRequests > 0) {
+            out.request(deferredRequests);
+            deferredRequests = 0;
+        }
+    }
+
+    private synchronized void cancelled() {
+        ended = true;
+    }
+
+    @Override
+    public synchronized void onError(Throwable t) {
+        // the client went away: its unanswered messages are still produced, their answers have nowhere to go
+        ended = true;
+    }
+
+    @Override
+    public synchronized void onCompleted() {
+        halfClosed = true;
+        if (!ended && unanswered == 0) {
+            ended = true;
+            out.onCompleted();
+        }
+    }
+}
