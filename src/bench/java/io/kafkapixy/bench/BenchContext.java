@@ -63,6 +63,11 @@ final class BenchContext implements AutoCloseable {
         return created;
     }
 
+    /** The benchmark's channel to the proxy's gRPC port, for stubs of any service. */
+    ManagedChannel channel() {
+        return channel;
+    }
+
     String newGroup(String what) {
         return "bench-" + runId + "-" + names.incrementAndGet() + "-" + what;
     }

@@ -28,7 +28,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
                boolean help) {
 
     static final List<String> ALL_SCENARIOS =
-            List.of("footprint", "produce-sync", "produce-async", "consume", "capacity", "idle-topics");
+            List.of("footprint", "produce-sync", "produce-async", "stream-produce", "consume", "capacity",
+                    "idle-topics");
 
     static final String USAGE = """
             Usage: ./bench.sh [flags]
@@ -48,8 +49,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --parked-per-idle-topic 3  parked requests kept on each idle topic
               --fill N                   messages pre-filled for the consume scenarios (default: sized from the
                                          produce rates measured in this run, at most 400000)
-              --scenarios a,b            a subset of: footprint, produce-sync, produce-async, consume, capacity,
-                                         idle-topics
+              --scenarios a,b            a subset of: footprint, produce-sync, produce-async, stream-produce,
+                                         consume, capacity, idle-topics
               --out path                 JSON results (default target/bench/results.json)
               --jar path                 the proxy jar for the default mode (default target/kafka-pixy.jar)
               --keep-topics              leave the bench topics on an external cluster (deleted at the end by default)

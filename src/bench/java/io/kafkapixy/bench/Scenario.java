@@ -12,7 +12,8 @@ interface Scenario {
 
     /** The scenarios named, in the canonical order (Options sorts the names). */
     static List<Scenario> selected(Set<String> names) {
-        List<Scenario> all = List.of(new FootprintScenario(), new ProduceSyncScenario(), new ProduceAsyncScenario(), new ConsumeScenario(),
+        List<Scenario> all = List.of(new FootprintScenario(), new ProduceSyncScenario(), new ProduceAsyncScenario(),
+                new StreamProduceScenario(), new ConsumeScenario(),
                 new CapacityScenario(), new IdleTopicsScenario());
         return all.stream().filter(s -> names.contains(s.name())).toList();
     }

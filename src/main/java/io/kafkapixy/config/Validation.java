@@ -82,9 +82,11 @@ final class Validation {
         check(out, positive(cons.subscriptionTimeout()), "consumer.subscription_timeout must be > 0");
         check(out, positive(cons.retryBackoff()), "consumer.retry_backoff must be > 0");
         check(out, !cons.shutdownTimeout().isNegative(), "consumer.shutdown_timeout must be >= 0");
-        check(out, cons.sessionTimeout().compareTo(Duration.ofSeconds(1)) >= 0
+        // At least twice the stop PauseWatch notices (1 s), so that no stop the member survives unnoticed can cost it
+        // the group.
+        check(out, cons.sessionTimeout().compareTo(Duration.ofSeconds(2)) >= 0
                    && cons.sessionTimeout().compareTo(Duration.ofMinutes(30)) <= 0,
-                "consumer.session_timeout must be between 1s and 30m");
+                "consumer.session_timeout must be between 2s and 30m");
 
         // The original failed on these only when creating its Kafka client (sarama's Config.Validate).
         check(out, CLIENT_ID.matcher(p.clientId()).matches(),

@@ -129,11 +129,9 @@ final class GroupState {
         }
     }
 
-    /** Under the lock: serves the topic's parked requests from its partitions, unless the gate is shut. */
+    /** Under the lock: serves the topic's parked requests from its partitions while the gate is open. */
     private void dispatch(TopicState t, Instant now) {
-        if (gate.open()) {
-            t.dispatch(now, config.maxPendingMessages(), config.maxRetries());
-        }
+        t.dispatch(now, config.maxPendingMessages(), config.maxRetries(), gate);
     }
 
     /** From now on messages are handed out only while {@code gate} is open. */

@@ -9,7 +9,10 @@ import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -81,7 +84,10 @@ final class KafkaMembership implements Membership {
                 lifecycle.lost(partitions);
             }
         };
-        lifecycle.guardWith(() -> pauses.epochIfAwake() == confirmedEpoch);
+        lifecycle.guardWith(() -> {
+            long epoch = pauses.epochIfAwake();
+            return epoch >= 0 && epoch == confirmedEpoch;
+        });
     }
 
     @Override
@@ -108,19 +114,26 @@ final class KafkaMembership implements Membership {
     private boolean stillMember() {
         Map<TopicPartition, OffsetAndMetadata> offsets = lifecycle.currentOffsets();
         if (offsets.isEmpty()) {
-            return true;
+            // Holding nothing proves nothing is served wrongly; partitions assigned but not set up yet wait for it.
+            return kafka.assignment().isEmpty();
         }
         try {
             kafka.commitSync(offsets, CONFIRM_TIMEOUT);
             LOG.log(Level.INFO, "Group {0}: still a member after this process stood still", group);
             return true;
-        } catch (org.apache.kafka.common.errors.InterruptException e) {
-            throw e;
-        } catch (KafkaException e) {
+        } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
             // Refused (dropped from the group, or a rebalance under way) or no answer: the next poll tells.
             LOG.log(Level.WARNING, "Group {0}: this process stood still and the group did not take its commit ({1});"
                                    + " serving nothing until it has rejoined", group, e.getMessage());
             return false;
+        } catch (org.apache.kafka.common.errors.InterruptException e) {
+            throw e;
+        } catch (KafkaException e) {
+            // Not about membership (e.g. not authorized to commit): the periodic commits will say so; do not keep
+            // the group's requests waiting on a proof that cannot come.
+            LOG.log(Level.WARNING, "Group {0}: the commit that confirms membership after a pause failed ({1}); "
+                                   + "serving on", group, e.getMessage());
+            return true;
         }
     }
 }

@@ -268,6 +268,13 @@ final class MemberLoop {
     }
 
     private void commitBeforeLeaving() {
+        if (!state.gateOpen()) {
+            // Stood still (or lost ZooKeeper) and not confirmed since: the partitions may be another member's, whose
+            // progress this commit would overwrite. The acks since the last commit are offered again instead.
+            LOG.log(Level.WARNING, "Group {0}: leaving without the final commit, its partitions may have moved "
+                                   + "while this process stood still or ZooKeeper was away", group);
+            return;
+        }
         Instant deadline = clock.instant().plus(LEAVE_COMMIT_DEADLINE);
         while (true) {
             Map<TopicPartition, OffsetAndMetadata> offsets = state.positions();

@@ -51,7 +51,11 @@ public final class PauseWatch {
     private void run() {
         while (true) {
             LockSupport.parkNanos(TICK.toNanos());
-            tick();
+            try {
+                tick();
+            } catch (RuntimeException e) {
+                // never expected; a dead ticker would shut every gate for good
+            }
         }
     }
 

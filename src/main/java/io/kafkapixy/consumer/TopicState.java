@@ -66,12 +66,20 @@ final class TopicState {
      * Requests past their deadline are answered {@code long polling timeout}.
      */
     void dispatch(Instant now, int maxPending, int maxRetries) {
+        dispatch(now, maxPending, maxRetries, ServingGate.ALWAYS_OPEN);
+    }
+
+    /** As {@link #dispatch(Instant, int, int)}, looking at {@code gate} before each message it hands out. */
+    void dispatch(Instant now, int maxPending, int maxRetries, ServingGate gate) {
         while (!waiting.isEmpty()) {
             WaitingRequest r = waiting.peekFirst();
             if (!now.isBefore(r.deadline)) {
                 waiting.pollFirst();
                 r.result.completeExceptionally(PixyException.longPollTimeout());
                 continue;
+            }
+            if (!gate.open()) {
+                return;
             }
             ConsumedMessage m = nextMessage(now, maxPending, maxRetries, r.autoAck);
             if (m == null) {

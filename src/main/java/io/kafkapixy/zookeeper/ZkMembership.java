@@ -99,7 +99,8 @@ final class ZkMembership implements Membership {
 
     /** The gate: no doubt about the session, and no pause, since the claims were last checked. */
     private boolean claimsConfirmed() {
-        return doubts.get() == checkedDoubts && pauses.epochIfAwake() == checkedEpoch;
+        long epoch = pauses.epochIfAwake();
+        return epoch >= 0 && doubts.get() == checkedDoubts && epoch == checkedEpoch;
     }
 
     @Override
@@ -120,7 +121,7 @@ final class ZkMembership implements Membership {
             }
             long epoch = pauses.epochIfAwake();
             long doubt = doubts.get();
-            boolean check = doubt != checkedDoubts || epoch != checkedEpoch;
+            boolean check = epoch < 0 || doubt != checkedDoubts || epoch != checkedEpoch;
             if (!changed.getAndSet(false) && now.isBefore(retryAt) && !check) {
                 return;
             }

@@ -18,6 +18,9 @@ final class ZkPartitionClaims {
 
     private static final System.Logger LOG = System.getLogger(ZkPartitionClaims.class.getName());
 
+    /** Tries at most this often to replace a claim of this member's left by another session. */
+    private static final int MAX_ATTEMPTS = 5;
+
     private final CuratorFramework zk;
     private final ZkPaths paths;
     private final String group;
@@ -44,22 +47,29 @@ final class ZkPartitionClaims {
     long claim(String topic, int partition) throws Exception {
         String path = paths.owner(group, topic, partition);
         byte[] self = member.getBytes(StandardCharsets.UTF_8);
-        Stat stat = new Stat();
-        try {
-            zk.create().storingStatIn(stat).creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
-                    .forPath(path, self);
-            return stat.getEphemeralOwner();
-        } catch (KeeperException.NodeExistsException e) {
-            String owner;
+        for (int attempt = 1; ; attempt++) {
+            Stat stat = new Stat();
             try {
-                owner = new String(zk.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8);
-            } catch (KeeperException.NoNodeException released) {
-                return claim(topic, partition);
-            }
-            if (!owner.equals(member)) {
-                throw new ClaimedByOther(owner);
-            }
-            if (stat.getEphemeralOwner() != currentSession()) {
+                zk.create().storingStatIn(stat).creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, self);
+                return stat.getEphemeralOwner();
+            } catch (KeeperException.NodeExistsException e) {
+                String owner;
+                try {
+                    owner = new String(zk.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8);
+                } catch (KeeperException.NoNodeException released) {
+                    continue;
+                }
+                if (!owner.equals(member)) {
+                    throw new ClaimedByOther(owner);
+                }
+                if (stat.getEphemeralOwner() == currentSession()) {
+                    return stat.getEphemeralOwner();
+                }
+                if (attempt >= MAX_ATTEMPTS) {
+                    // another process with this client_id keeps claiming it: a misconfiguration, not ours to win
+                    throw new ClaimedByOther(owner + " in another session");
+                }
                 // Ours, but made in a session this client has left: the server drops it when that session times out
                 // there, and nothing would tell us. Made again in the current session instead.
                 try {
@@ -67,9 +77,7 @@ final class ZkPartitionClaims {
                 } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
                     // gone or changed meanwhile: look again
                 }
-                return claim(topic, partition);
             }
-            return stat.getEphemeralOwner();
         }
     }
 

@@ -385,6 +385,25 @@ class MemberLoopTest {
     }
 
     @Test
+    void aMemberStoppedRightAfterThePauseOfItsProcessLeavesWithoutWritingItsAcksOverAnotherMembersProgress() {
+        MemberRig rig = rig(settings());
+        rig.join(tp(0));
+        rig.fetchable(tp(0), 0);
+        rig.loop.step();
+        rig.state.ack(MemberRig.TOPIC, 0, offset(rig.request()));
+        long committedBefore = committed(rig);
+        rig.nanos.addAndGet(Duration.ofSeconds(30).toNanos());
+        rig.pauses.tick();
+
+        rig.state.shutdown();
+        assertFalse(rig.loop.step());
+        rig.loop.leave(PixyException.shuttingDown());
+
+        assertEquals(committedBefore, committed(rig), "the ack is offered again instead");
+        assertTrue(committedBefore < 1);
+    }
+
+    @Test
     void shutdownAnswersParkedRequestsWaitsForOutstandingAcksThenCommits() throws Exception {
         MemberRig rig = rig(settings().shutdownTimeout(Duration.ofSeconds(30)));
         rig.join(tp(0));

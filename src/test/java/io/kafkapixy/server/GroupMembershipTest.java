@@ -134,7 +134,7 @@ class GroupMembershipTest {
     @Test
     void aSessionTimeoutTheBrokersRefuseFailsTheGroupsRequestsWithTheBrokersReason() throws Exception {
         kafka.createTopic(topic, 1);
-        try (RunningPixy a = start("a", ConsumerSettingsBuilder.fast().sessionTimeout(Duration.ofSeconds(1)))) {
+        try (RunningPixy a = start("a", ConsumerSettingsBuilder.fast().sessionTimeout(Duration.ofSeconds(2)))) {
             HttpResponse<String> rs = a.get("/topics/" + topic + "/messages?group=" + group);
 
             assertEquals(500, rs.statusCode(), rs.body());
