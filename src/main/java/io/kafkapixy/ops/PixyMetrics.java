@@ -69,6 +69,16 @@ public final class PixyMetrics implements AutoCloseable {
                 Tag.create("status", status))).increment();
     }
 
+    /**
+     * Streaming gRPC calls of {@code method} open now ({@code kafkapixy_stream_open}); the caller counts them up when
+     * one starts and down when it ends.
+     */
+    public java.util.concurrent.atomic.LongAdder openStreams(String method) {
+        java.util.concurrent.atomic.LongAdder open = new java.util.concurrent.atomic.LongAdder();
+        gauge("kafkapixy.stream.open", "Streaming gRPC calls open now", open::sum, Tag.create("method", method));
+        return open;
+    }
+
     Counter counter(String name, String description, Tag... tags) {
         return track(registry.getOrCreate(Counter.builder(name).description(description).scope(SCOPE)
                 .tags(List.of(tags))));

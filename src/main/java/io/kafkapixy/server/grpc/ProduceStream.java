@@ -29,15 +29,19 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
 
     private final ProxySet proxies;
     private final ServerCallStreamObserver<ProduceResponse> out;
+    private final java.util.concurrent.atomic.LongAdder open;
     // guarded by this
     private int unanswered;
     private int deferredRequests;
     private boolean halfClosed;
     private boolean ended;
 
-    ProduceStream(ProxySet proxies, ServerCallStreamObserver<ProduceResponse> out, int maxUnanswered) {
+    ProduceStream(ProxySet proxies, ServerCallStreamObserver<ProduceResponse> out, int maxUnanswered,
+                  java.util.concurrent.atomic.LongAdder open) {
         this.proxies = proxies;
         this.out = out;
+        this.open = open;
+        open.increment();
         out.disableAutoRequest();
         out.setOnReadyHandler(this::onReady);
         out.setOnCancelHandler(this::cancelled);
@@ -55,7 +59,7 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
             try {
                 proxy = proxies.get(rq.getCluster());
             } catch (PixyException e) {
-                ended = true;
+                end();
                 out.onError(GrpcErrors.toStatus(e));
                 return;
             }
@@ -110,13 +114,21 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
         out.onNext(response);
         unanswered--;
         if (halfClosed && unanswered == 0) {
-            ended = true;
+            end();
             out.onCompleted();
         } else if (out.isReady()) {
             out.request(1);
         } else {
             // the client is not reading its answers: take its next message once it does
             deferredRequests++;
+        }
+    }
+
+    /** Under the monitor: the stream is over for this side, counted once. */
+    private void end() {
+        if (!ended) {
+            ended = true;
+            open.decrement();
         }
     }
 
@@ -128,20 +140,20 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
     }
 
     private synchronized void cancelled() {
-        ended = true;
+        end();
     }
 
     @Override
     public synchronized void onError(Throwable t) {
         // the client went away: its unanswered messages are still produced, their answers have nowhere to go
-        ended = true;
+        end();
     }
 
     @Override
     public synchronized void onCompleted() {
         halfClosed = true;
         if (!ended && unanswered == 0) {
-            ended = true;
+            end();
             out.onCompleted();
         }
     }

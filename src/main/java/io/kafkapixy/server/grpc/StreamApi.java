@@ -2,6 +2,9 @@ package io.kafkapixy.server.grpc;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.ProduceRequest;
@@ -12,15 +15,17 @@ final class StreamApi extends PixyStreamGrpc.PixyStreamImplBase {
 
     private final ProxySet proxies;
     private final int maxUnansweredProduces;
+    private final LongAdder openProduces;
 
-    StreamApi(ProxySet proxies, int maxUnansweredProduces) {
+    StreamApi(ProxySet proxies, int maxUnansweredProduces, PixyMetrics metrics) {
         this.proxies = proxies;
         this.maxUnansweredProduces = maxUnansweredProduces;
+        this.openProduces = metrics.openStreams("Produce");
     }
 
     @Override
     public StreamObserver<ProduceRequest> produce(StreamObserver<ProduceResponse> responses) {
         return new ProduceStream(proxies, (ServerCallStreamObserver<ProduceResponse>) responses,
-                maxUnansweredProduces);
+                maxUnansweredProduces, openProduces);
     }
 }
