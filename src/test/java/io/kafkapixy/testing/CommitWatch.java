@@ -61,7 +61,8 @@ public final class CommitWatch implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             } catch (Exception brokerAway) {
-                // the broker-restart test takes it away on purpose
+                // the broker-restart test takes it away on purpose: look again after the usual pause
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
                 continue;
             }
             Sample sample = new Sample(startedAt, System.nanoTime(), committed);

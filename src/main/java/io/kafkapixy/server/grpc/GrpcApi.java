@@ -18,7 +18,6 @@ import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.consumer.PendingConsume;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
-import io.kafkapixy.producer.MessageKey;
 import io.kafkapixy.producer.ProduceRequest;
 import io.kafkapixy.producer.ProduceResult;
 import io.kafkapixy.proxy.Proxy;
@@ -72,16 +71,9 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         unary(out, () -> {
             Proxy proxy = proxies.get(rq.getCluster());
             TopicNames.validate(rq.getTopic());
-            MessageKey key;
-            if (rq.getKeyUndefined()) {
-                key = MessageKey.ABSENT;
-            } else if (rq.getKeyValue().isEmpty()) {
-                key = MessageKey.EMPTY_WRITTEN_AS_NULL;
-            } else {
-                key = MessageKey.of(rq.getKeyValue().toByteArray());
-            }
-            ProduceRequest message = new ProduceRequest(rq.getTopic(), key, rq.getMessage().toByteArray(),
-                    headers(rq.getHeadersList()));
+            ProduceRequest message = GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(),
+                    rq.getKeyValue(), rq.getMessage(), rq.getHeadersList(), RecordHeader::getKey,
+                    RecordHeader::getValue);
             if (rq.getAsyncMode()) {
                 proxy.producer().produceAsync(message);
                 return ASYNC_RESPONSE;
@@ -279,17 +271,6 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         if (offset < 0) {
             throw PixyException.badRequest("invalid ack: bad offset: " + offset);
         }
-    }
-
-    private static List<Header> headers(List<RecordHeader> headers) {
-        List<Header> result = new ArrayList<>(headers.size());
-        for (RecordHeader h : headers) {
-            // proto3 cannot tell an empty value from an unset one; the original writes null for both, as it
-            // does for an empty key_value
-            result.add(new org.apache.kafka.common.header.internals.RecordHeader(h.getKey(),
-                    h.getValue().isEmpty() ? null : h.getValue().toByteArray()));
-        }
-        return result;
     }
 
     private static <T> void unary(StreamObserver<T> out, Supplier<T> call) {

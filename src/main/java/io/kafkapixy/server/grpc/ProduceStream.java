@@ -1,16 +1,9 @@
 package io.kafkapixy.server.grpc;
 
-import java.util.ArrayList;
-import java.util.List;
-
-
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
-import io.kafkapixy.producer.MessageKey;
-import io.kafkapixy.producer.ProduceRequest;
-import io.kafkapixy.producer.ProduceResult;
 import io.kafkapixy.proxy.Proxy;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
@@ -67,42 +60,26 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
         long id = rq.getId();
         try {
             TopicNames.validate(rq.getTopic());
-            proxy.producer().produceLater(message(rq)).whenComplete((result, error) -> {
-                if (error == null) {
-                    answer(ProduceResponse.newBuilder().setId(id).setPartition(result.partition())
-                            .setOffset(result.offset()).build());
-                } else {
-                    answer(failed(id, error));
-                }
-            });
+            proxy.producer().produceLater(GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(),
+                    rq.getKeyValue(), rq.getMessage(), rq.getHeadersList(), Header::getKey, Header::getValue))
+                    .whenComplete((result, error) -> {
+                        if (error == null) {
+                            answer(ProduceResponse.newBuilder().setId(id).setPartition(result.partition())
+                                    .setOffset(result.offset()).build());
+                        } else {
+                            answer(failed(id, error));
+                        }
+                    });
         } catch (RuntimeException e) {
             answer(failed(id, e));
         }
     }
 
-    private static ProduceRequest message(io.kafkapixy.stream.v1.ProduceRequest rq) {
-        MessageKey key;
-        if (rq.getKeyUndefined()) {
-            key = MessageKey.ABSENT;
-        } else if (rq.getKeyValue().isEmpty()) {
-            key = MessageKey.EMPTY_WRITTEN_AS_NULL;
-        } else {
-            key = MessageKey.of(rq.getKeyValue().toByteArray());
-        }
-        List<org.apache.kafka.common.header.Header> headers = new ArrayList<>(rq.getHeadersCount());
-        for (Header h : rq.getHeadersList()) {
-            headers.add(new org.apache.kafka.common.header.internals.RecordHeader(h.getKey(),
-                    h.getValue().isEmpty() ? null : h.getValue().toByteArray()));
-        }
-        return new ProduceRequest(rq.getTopic(), key, rq.getMessage().toByteArray(), headers);
-    }
-
     /** The answer the unary Produce would have ended with, as this message's answer. */
     private static ProduceResponse failed(long id, Throwable error) {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                ? error.getCause() : error;
-        PixyException e = cause instanceof PixyException p ? p
-                : new PixyException(ErrorKind.INTERNAL, String.valueOf(cause.getMessage()));
+        // produceLater fails with the domain exception itself (whenComplete on it sees it unwrapped)
+        PixyException e = error instanceof PixyException p ? p
+                : new PixyException(ErrorKind.INTERNAL, String.valueOf(error.getMessage()));
         return ProduceResponse.newBuilder().setId(id).setCode(GrpcErrors.code(e).value())
                 .setError(String.valueOf(e.getMessage())).build();
     }
