@@ -78,7 +78,9 @@ public final class ConfigSummary {
                 "max_header_bytes", c.limits().maxHeaderBytes(),
                 "max_parked_requests", c.limits().maxParkedRequests(),
                 "max_request_line_bytes", c.limits().maxRequestLineBytes(),
-                "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream()));
+                "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream(),
+                "max_streams", c.limits().maxStreams(),
+                "max_credits_per_stream", c.limits().maxCreditsPerStream()));
         return root;
     }
 

@@ -15,10 +15,23 @@ package io.kafkapixy.config;
  * @param maxUnansweredProducesPerStream a streaming Produce call takes no more messages than this before their answers
  *                            (HTTP/2 flow control then holds the client back), so one stream holds at most this many
  *                            messages and answers in memory
+ * @param maxStreams          streaming Consume calls open at once in this instance, over all clusters and groups; one
+ *                            more ends with RESOURCE_EXHAUSTED at its first request
+ * @param maxCreditsPerStream credits a streaming Consume call may have granted and not yet spent: a bound on the
+ *                            messages one stream can have sent to it ahead of its reading (more end the stream with
+ *                            RESOURCE_EXHAUSTED)
  */
 public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
-                           int maxRequestLineBytes, int maxUnansweredProducesPerStream) {
+                           int maxRequestLineBytes, int maxUnansweredProducesPerStream, int maxStreams,
+                           int maxCreditsPerStream) {
 
     /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20, 1024);
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20, 1024, 1000,
+            4096);
+
+    /** These limits with the streams' ones changed. */
+    public LimitsConfig withStreams(int unansweredProducesPerStream, int streams, int creditsPerStream) {
+        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
+                unansweredProducesPerStream, streams, creditsPerStream);
+    }
 }

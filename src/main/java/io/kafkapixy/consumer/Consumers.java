@@ -138,6 +138,32 @@ public final class Consumers implements AutoCloseable {
     }
 
     /**
+     * Opens a stream of {@code group}'s messages of {@code topics} (issue 19): served beside the unary requests by
+     * the same member, under the same offsets and rules, while it has credits ({@link MessageStream#credit}); at most
+     * {@code maxCredits} unspent at once. Blocks only to join a group through a guard, as {@link #consumeAsync}.
+     *
+     * @throws PixyException disabled, or shutting down
+     */
+    public MessageStream openStream(String group, List<String> topics, long maxCredits, MessageStream.Sink sink) {
+        if (config.disabled()) {
+            throw PixyException.disabled();
+        }
+        MessageStream stream = new MessageStream(this, group, topics, maxCredits, sink);
+        while (!member(group).attach(stream)) {
+            // that member was leaving: the next call makes a new one
+        }
+        return stream;
+    }
+
+    /** A message of that partition went to a client of the group here: acks of that partition are taken. */
+    void markServed(String group, String topic, int partition) {
+        Members members = live.get(group);
+        if (members != null) {
+            members.served.add(new Served(topic, partition));
+        }
+    }
+
+    /**
      * True when a consume request for {@code group} would make a new member here through a guard that may wait for
      * ZooKeeper (the mixed-membership guard): a caller that must not block hands such a request to a thread first.
      */
@@ -172,7 +198,7 @@ public final class Consumers implements AutoCloseable {
         return members != null && members.served.contains(new Served(topic, partition));
     }
 
-    private boolean ackHeld(String group, String topic, int partition, long offset) {
+    boolean ackHeld(String group, String topic, int partition, long offset) {
         Members members = live.get(group);
         if (members == null) {
             return false;

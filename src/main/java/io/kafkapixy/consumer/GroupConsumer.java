@@ -82,6 +82,17 @@ final class GroupConsumer {
                         ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
     }
 
+    /** Attaches a stream to its topics; false when this member is leaving (the caller gets a new member). */
+    boolean attach(MessageStream stream) {
+        if (!state.attach(stream)) {
+            return false;
+        }
+        if (!started) {
+            startOnce();
+        }
+        return true;
+    }
+
     private synchronized void startOnce() {
         if (!started) {
             started = true;

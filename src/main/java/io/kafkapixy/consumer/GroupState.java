@@ -177,7 +177,7 @@ final class GroupState {
                 if (changed) {
                     t.metrics.acked();
                 }
-                if (t.hasWaiting()) {
+                if (t.hasTakers()) {
                     dispatch(t, clock.instant());
                 }
             }
@@ -199,9 +199,137 @@ final class GroupState {
                 shutdownDeadline = clock.instant().plus(config.shutdownTimeout());
             }
             topics.values().forEach(t -> t.failAll(PixyException.shuttingDown()));
+            streams().forEach(stream -> stream.draining = true);
             acked.signalAll();
             wakeOwner();
         });
+    }
+
+    /**
+     * Attaches a stream to its topics (subscribing to the ones new here). Returns false when this member is leaving
+     * (the caller gets a new one).
+     *
+     * @throws PixyException shutting down
+     */
+    boolean attach(MessageStream stream) {
+        lock.lock();
+        try {
+            if (closed) {
+                if (shutdownDeadline != null) {
+                    throw PixyException.shuttingDown();
+                }
+                return false;
+            }
+            Instant now = clock.instant();
+            for (String topic : stream.topics) {
+                TopicState t = topics.get(topic);
+                if (t == null) {
+                    t = new TopicState(topic, now, metrics.topic(group, topic));
+                    topics.put(topic, t);
+                    wakeOwner();
+                }
+                t.addStream(stream);
+            }
+            stream.state = this;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The stream's client can take {@code n} more messages: serve it what is ready. */
+    void credit(MessageStream stream, long n) {
+        locked(() -> {
+            if (stream.ended) {
+                return;
+            }
+            stream.addCredits(n);
+            Instant now = clock.instant();
+            for (String topic : stream.topics) {
+                TopicState t = topics.get(topic);
+                if (t != null) {
+                    dispatch(t, now);
+                }
+            }
+            refillIfWanted();
+        });
+    }
+
+    /** An ack through a stream: as {@link #ack}, and the stream no longer holds the message. */
+    boolean ackFromStream(MessageStream stream, String topic, int partition, long offset) {
+        return locked(() -> {
+            stream.release(new TopicPartition(topic, partition), offset);
+            return ack(topic, partition, offset);
+        });
+    }
+
+    /**
+     * A stream gives back a message it holds: offered again after {@code delay}. False when the stream does not hold
+     * it or its partition is no longer here.
+     */
+    boolean nack(MessageStream stream, TopicPartition tp, long offset, Duration delay) {
+        return locked(() -> {
+            int attempt = stream.release(tp, offset);
+            PartitionState p = assigned.get(tp);
+            if (attempt < 0 || p == null) {
+                return false;
+            }
+            Instant now = clock.instant();
+            if (!p.giveBack(offset, attempt, now.plus(delay))) {
+                return false;
+            }
+            TopicState t = topics.get(tp.topic());
+            if (t != null && delay.isZero()) {
+                dispatch(t, now);
+            }
+            return true;
+        });
+    }
+
+    /**
+     * Ends a stream: it leaves its topics and what it held is offered again at once (to the other clients, now).
+     * {@code reason} goes to its sink; null when its client ended it. Returns how many messages were given back.
+     */
+    int detach(MessageStream stream, PixyException reason) {
+        return locked(() -> {
+            if (stream.ended) {
+                return 0;
+            }
+            stream.ended = true;
+            Instant now = clock.instant();
+            int givenBack = 0;
+            for (var held : stream.held.entrySet()) {
+                PartitionState p = assigned.get(held.getKey());
+                if (p == null) {
+                    continue;
+                }
+                for (var offer : held.getValue().entrySet()) {
+                    if (p.giveBack(offer.getKey(), offer.getValue(), now)) {
+                        givenBack++;
+                    }
+                }
+            }
+            stream.held.clear();
+            for (String topic : stream.topics) {
+                TopicState t = topics.get(topic);
+                if (t != null) {
+                    t.removeStream(stream, now);
+                    dispatch(t, now);
+                }
+            }
+            refillIfWanted();
+            if (reason != null) {
+                stream.sink.end(reason, givenBack);
+            }
+            return givenBack;
+        });
+    }
+
+    /** Under the lock: every stream attached to one of the topics, once each. */
+    private Set<MessageStream> streams() {
+        Set<MessageStream> all = new java.util.LinkedHashSet<>();
+        topics.values().forEach(t -> all.addAll(t.streams()));
+        return all;
     }
 
     boolean isShuttingDown() {
@@ -229,7 +357,7 @@ final class GroupState {
             }
             Set<String> wanted = new TreeSet<>();
             topics.values().removeIf(t -> {
-                boolean gone = t.expired() && !t.hasPartitions() && !t.hasWaiting();
+                boolean gone = t.expired() && !t.hasPartitions() && !t.hasTakers();
                 if (gone) {
                     t.metrics.remove();
                 }
@@ -251,6 +379,7 @@ final class GroupState {
     void refuseTopics(Set<String> unauthorized, String reason) {
         locked(() -> unauthorized.stream().map(topics::get).filter(t -> t != null).forEach(t -> {
             t.failAll(new PixyException(ErrorKind.INTERNAL, reason));
+            List.copyOf(t.streams()).forEach(stream -> detach(stream, new PixyException(ErrorKind.INTERNAL, reason)));
             t.expire();
         }));
     }
@@ -462,6 +591,7 @@ final class GroupState {
             TopicState t = topics.get(tp.topic());
             if (t != null) {
                 t.remove(p);
+                t.streams().forEach(stream -> stream.held.remove(tp));
             }
         }));
         return offsets;
@@ -472,6 +602,7 @@ final class GroupState {
         locked(() -> {
             closed = true;
             PixyException a = shutdownDeadline != null ? PixyException.shuttingDown() : answer;
+            streams().forEach(stream -> detach(stream, a));
             topics.values().forEach(t -> {
                 t.failAll(a);
                 t.metrics.remove();

@@ -125,10 +125,11 @@ final class PartitionState {
         takeDueRetry(now, maxRetries);
         if (dueRetry != null) {
             ConsumerRecord<byte[], byte[]> record = offered.get(dueRetry.offset());
+            int attempt = dueRetry.retryNo() + 1;
             dueRetry = null;
             if (record != null) {
                 metrics.redelivered();
-                return message(record);
+                return message(record, attempt);
             }
         }
         if (tracker.offeredCount() > maxPending) {
@@ -142,7 +143,7 @@ final class PartitionState {
             }
             tracker.onOffered(offset, now);
             offered.put(offset, record);
-            return message(record);
+            return message(record, 1);
         }
         return null;
     }
@@ -170,6 +171,19 @@ final class PartitionState {
             }
             dueRetry = offer;
         }
+    }
+
+    /**
+     * A client gives back the message at {@code offset} that it got as delivery {@code attempt}: it is offered again
+     * from {@code due} on (a retry, counted against {@code max_retries}), unless it was acked or delivered again
+     * since. Returns whether it will be.
+     */
+    boolean giveBack(long offset, int attempt, Instant due) {
+        if (!offered.containsKey(offset)) {
+            return false;
+        }
+        // nextRetry takes offers whose deadline is before the time it is asked at
+        return tracker.reschedule(offset, attempt - 1, due.minusNanos(1));
     }
 
     /** Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). */
@@ -225,8 +239,8 @@ final class PartitionState {
         return tracker.shouldWaitForAck(now);
     }
 
-    private ConsumedMessage message(ConsumerRecord<byte[], byte[]> r) {
+    private ConsumedMessage message(ConsumerRecord<byte[], byte[]> r, int attempt) {
         return new ConsumedMessage(tp.topic(), tp.partition(), r.offset(), r.key(), r.value(),
-                Arrays.asList(r.headers().toArray()));
+                Arrays.asList(r.headers().toArray()), attempt);
     }
 }

@@ -19,7 +19,10 @@ final class TopicState {
     final String topic;
     private final ArrayDeque<WaitingRequest> waiting = new ArrayDeque<>();
     private final List<PartitionState> partitions = new ArrayList<>();
+    /** Streams taking this topic's messages, served round-robin after the parked requests. */
+    private final List<MessageStream> streams = new ArrayList<>();
     private int next;
+    private int nextStream;
     private Instant lastRequest;
     private boolean expired;
     final ConsumerMetrics.Topic metrics;
@@ -69,7 +72,10 @@ final class TopicState {
         dispatch(now, maxPending, maxRetries, ServingGate.ALWAYS_OPEN);
     }
 
-    /** As {@link #dispatch(Instant, int, int)}, looking at {@code gate} before each message it hands out. */
+    /**
+     * As {@link #dispatch(Instant, int, int)}, looking at {@code gate} before each message it hands out; then, with
+     * no request left waiting, hands messages to the streams with credits, one each in turn.
+     */
     void dispatch(Instant now, int maxPending, int maxRetries, ServingGate gate) {
         while (!waiting.isEmpty()) {
             WaitingRequest r = waiting.peekFirst();
@@ -88,6 +94,45 @@ final class TopicState {
             waiting.pollFirst();
             r.result.complete(m);
         }
+        dispatchToStreams(now, maxPending, maxRetries, gate);
+    }
+
+    private void dispatchToStreams(Instant now, int maxPending, int maxRetries, ServingGate gate) {
+        int n = streams.size();
+        // stops after a full turn in which no stream wanted a message, or when there is none to give
+        for (int passed = 0; passed < n; ) {
+            MessageStream s = streams.get(nextStream % n);
+            nextStream = (nextStream + 1) % n;
+            if (!s.wants()) {
+                passed++;
+                continue;
+            }
+            if (!gate.open()) {
+                return;
+            }
+            ConsumedMessage m = nextMessage(now, maxPending, maxRetries, false);
+            if (m == null) {
+                return;
+            }
+            s.take(m);
+            passed = 0;
+        }
+    }
+
+    void addStream(MessageStream s) {
+        streams.add(s);
+        expired = false;
+    }
+
+    /** Takes a stream out; from now on the topic idles towards its subscription timeout if nothing else waits. */
+    void removeStream(MessageStream s, Instant now) {
+        if (streams.remove(s) && now.isAfter(lastRequest)) {
+            lastRequest = now;
+        }
+    }
+
+    List<MessageStream> streams() {
+        return streams;
     }
 
     private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries, boolean autoAck) {
@@ -148,12 +193,17 @@ final class TopicState {
         return !waiting.isEmpty();
     }
 
+    /** Parked requests or streams: someone to hand messages to, and a reason to keep the subscription. */
+    boolean hasTakers() {
+        return !waiting.isEmpty() || !streams.isEmpty();
+    }
+
     /**
      * Subscription expiry (§4.7): no request for {@code subscriptionTimeout}, and either nothing offered is
      * unacked or {@code max(subscriptionTimeout, ackTimeout)} has passed since the last request.
      */
     boolean shouldExpire(Instant now, java.time.Duration subscriptionTimeout, java.time.Duration ackTimeout) {
-        if (expired || !waiting.isEmpty()) {
+        if (expired || hasTakers()) {
             return false;
         }
         java.time.Duration idle = java.time.Duration.between(lastRequest, now);

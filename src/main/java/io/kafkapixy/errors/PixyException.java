@@ -47,6 +47,18 @@ public final class PixyException extends RuntimeException {
                 + "`consumer.channel_buffer_size` (https://github.com/mailgun/kafka-pixy/blob/master/default.yaml#L43)");
     }
 
+    /** A stream's client granted more credits than it may have unspent at once. */
+    public static PixyException tooManyCredits(long limit) {
+        return new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many credits: at most " + limit
+                + " may be unspent at once (limits.max_credits_per_stream)");
+    }
+
+    /** Every stream this instance may hold at once is open. */
+    public static PixyException tooManyStreams(int limit) {
+        return new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many streams: at most " + limit
+                + " may be open at once (limits.max_streams)");
+    }
+
     public static PixyException shuttingDown() {
         return new PixyException(ErrorKind.SHUTTING_DOWN, SHUTTING_DOWN_TEXT);
     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,6 +31,11 @@ public final class OffsetTracker {
     private long[] ranges;
     private int rangeCount;
     private final ArrayList<Offer> offers = new ArrayList<>();
+    /**
+     * Offers never retried whose deadline {@link #reschedule} moved: while there are any, the deadlines of
+     * never-retried offers are not in offset order, and {@link #nextRetry} looks at every offer.
+     */
+    private final HashSet<Long> rescheduled = new HashSet<>();
 
     /**
      * Starts from a committed {@code {offset, metadata}}. Valid metadata is kept verbatim (not re-encoded) until
@@ -207,13 +213,39 @@ public final class OffsetTracker {
             if (o.deadline().isBefore(now)) {
                 Offer retried = new Offer(o.offset(), o.retryNo() + 1, now.plus(ackTimeout));
                 offers.set(i, retried);
+                if (o.retryNo() == 0 && !rescheduled.isEmpty()) {
+                    rescheduled.remove(o.offset());
+                }
                 return Optional.of(retried);
             }
-            if (o.retryNo() == 0) {
+            if (o.retryNo() == 0 && rescheduled.isEmpty()) {
                 return Optional.empty();
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Makes the offer of {@code o} due for a retry at {@code due} instead of its deadline (a client gave the message
+     * back: offer it again then). Only when its {@code retryNo} is {@code retryNo}, so that a client that held an
+     * earlier delivery does not move the deadline of a later one; {@code retryNo} -1 matches any.
+     *
+     * @return whether the offer was there and moved
+     */
+    public boolean reschedule(long o, int retryNo, Instant due) {
+        int i = lowerBound(o);
+        if (i >= offers.size() || offers.get(i).offset() != o) {
+            return false;
+        }
+        Offer offer = offers.get(i);
+        if (retryNo >= 0 && offer.retryNo() != retryNo) {
+            return false;
+        }
+        offers.set(i, new Offer(o, offer.retryNo(), due));
+        if (offer.retryNo() == 0) {
+            rescheduled.add(o);
+        }
+        return true;
     }
 
     /**
@@ -270,6 +302,7 @@ public final class OffsetTracker {
             return false;
         }
         offers.remove(i);
+        rescheduled.remove(o);
         return true;
     }
 
@@ -285,6 +318,7 @@ public final class OffsetTracker {
         for (int i = 0; i < drop; i++) {
             dropped.add(offers.get(i).offset());
         }
+        dropped.forEach(rescheduled::remove);
         offers.subList(0, drop).clear();
         return dropped;
     }

@@ -79,6 +79,11 @@ public final class PixyMetrics implements AutoCloseable {
         return open;
     }
 
+    /** The meters of streaming Consume calls; create once per server. */
+    public StreamMeters streams() {
+        return new StreamMeters(this);
+    }
+
     Counter counter(String name, String description, Tag... tags) {
         return track(registry.getOrCreate(Counter.builder(name).description(description).scope(SCOPE)
                 .tags(List.of(tags))));

@@ -53,7 +53,8 @@ class LimitsTest {
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(4)))
                 .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED,
                         LimitsConfig.DEFAULT.maxRequestLineBytes(),
-                        LimitsConfig.DEFAULT.maxUnansweredProducesPerStream())));
+                        LimitsConfig.DEFAULT.maxUnansweredProducesPerStream(), LimitsConfig.DEFAULT.maxStreams(),
+                        LimitsConfig.DEFAULT.maxCreditsPerStream())));
     }
 
     @AfterAll

@@ -23,8 +23,8 @@ class StreamProduceLimitTest {
         String topic = kafka.createTopic(TestKafka.uniqueTopic("streamlimit"), 4);
         LimitsConfig d = LimitsConfig.DEFAULT;
         try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_stream1",
-                new ConsumerSettingsBuilder()).withLimits(new LimitsConfig(d.grpcMaxRequestBytes(),
-                d.maxHeaderBytes(), d.maxParkedRequests(), d.maxRequestLineBytes(), 1)))) {
+                new ConsumerSettingsBuilder()).withLimits(d.withStreams(1, d.maxStreams(),
+                d.maxCreditsPerStream())))) {
             StreamProduceTest.Stream stream = new StreamProduceTest.Stream(pixy);
             List<Long> sent = new ArrayList<>();
             for (long id = 0; id < 40; id++) {

@@ -85,7 +85,7 @@ public final class GrpcServer implements AutoCloseable {
                 gzip.getMessageEncoding());
         List<ServerServiceDefinition> services = List.of(
                 service(StrictRequestParsing.of(new GrpcApi(proxies).bindService()), tokens),
-                service(StrictRequestParsing.of(new StreamApi(proxies, limits.maxUnansweredProducesPerStream(), metrics)
+                service(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
                         .bindService()), tokens),
                 service(StrictRequestParsing.of(health.bindService()), tokens),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),

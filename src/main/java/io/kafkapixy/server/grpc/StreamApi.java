@@ -1,11 +1,16 @@
 package io.kafkapixy.server.grpc;
 
-import io.grpc.stub.ServerCallStreamObserver;
-import io.grpc.stub.StreamObserver;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.kafkapixy.config.LimitsConfig;
 import io.kafkapixy.ops.PixyMetrics;
+import io.kafkapixy.ops.StreamMeters;
 import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.stream.v1.ConsumeRequest;
+import io.kafkapixy.stream.v1.ConsumeResponse;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.ProduceRequest;
 import io.kafkapixy.stream.v1.ProduceResponse;
@@ -14,18 +19,30 @@ import io.kafkapixy.stream.v1.ProduceResponse;
 final class StreamApi extends PixyStreamGrpc.PixyStreamImplBase {
 
     private final ProxySet proxies;
-    private final int maxUnansweredProduces;
+    private final LimitsConfig limits;
     private final LongAdder openProduces;
+    private final LongAdder openConsumes;
+    /** Consume streams holding a slot of {@code limits.max_streams}. */
+    private final AtomicInteger consumeStreams = new AtomicInteger();
+    private final StreamMeters meters;
 
-    StreamApi(ProxySet proxies, int maxUnansweredProduces, PixyMetrics metrics) {
+    StreamApi(ProxySet proxies, LimitsConfig limits, PixyMetrics metrics) {
         this.proxies = proxies;
-        this.maxUnansweredProduces = maxUnansweredProduces;
+        this.limits = limits;
         this.openProduces = metrics.openStreams("Produce");
+        this.openConsumes = metrics.openStreams("Consume");
+        this.meters = metrics.streams();
     }
 
     @Override
     public StreamObserver<ProduceRequest> produce(StreamObserver<ProduceResponse> responses) {
         return new ProduceStream(proxies, (ServerCallStreamObserver<ProduceResponse>) responses,
-                maxUnansweredProduces, openProduces);
+                limits.maxUnansweredProducesPerStream(), openProduces);
+    }
+
+    @Override
+    public StreamObserver<ConsumeRequest> consume(StreamObserver<ConsumeResponse> responses) {
+        return new ConsumeStream(proxies, (ServerCallStreamObserver<ConsumeResponse>) responses, limits.maxStreams(),
+                limits.maxCreditsPerStream(), consumeStreams, openConsumes, meters);
     }
 }

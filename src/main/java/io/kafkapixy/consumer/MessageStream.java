@@ -1,0 +1,136 @@
+package io.kafkapixy.consumer;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * One streaming consumer of a group's topics on this instance (issue 19): it takes messages while it has credits
+ * (messages its client said it can take) and gives back, when it ends, every message it was handed and did not ack
+ * or nack, to be offered again at once. It is served beside the unary requests of the same group member, from the
+ * same partitions, under the same offset trackers, limits and redelivery rules.
+ *
+ * <p>Made by {@link Consumers#openStream}. The public methods are for the one thread of the stream's transport (one
+ * request at a time); deliveries and the end come through the {@link Sink} from any thread, under the group's lock.
+ * The fields below are guarded by that lock.
+ */
+public final class MessageStream {
+
+    /** Where the stream's messages go. Called under the group's lock: must not block. */
+    public interface Sink {
+
+        /** A message for the client; one credit was spent on it. */
+        void deliver(ConsumedMessage message);
+
+        /**
+         * The proxy ended the stream (shutting down, the member failed, a topic refused); called once, never after
+         * the client ended it with {@link #close()}. The {@code givenBack} messages it held are given back already.
+         */
+        void end(PixyException reason, int givenBack);
+    }
+
+    final String group;
+    final List<String> topics;
+    final Sink sink;
+    private final Consumers owner;
+    private final long maxCredits;
+    /** The member this stream is attached to; set once by {@link Consumers#openStream}. */
+    GroupState state;
+
+    // guarded by the group's lock
+    private long credits;
+    /** Messages handed to this stream and not acked or nacked through it: delivery attempt by offset. */
+    final Map<TopicPartition, Map<Long, Integer>> held = new HashMap<>();
+    /** No more messages: the group member is shutting down (acks are still taken). */
+    boolean draining;
+    boolean ended;
+
+    MessageStream(Consumers owner, String group, List<String> topics, long maxCredits, Sink sink) {
+        this.owner = owner;
+        this.group = group;
+        this.topics = List.copyOf(topics);
+        this.maxCredits = maxCredits;
+        this.sink = sink;
+    }
+
+    /**
+     * The client can take {@code n} more messages.
+     *
+     * @throws PixyException the credits not yet spent would be over the limit; the stream is left as it was
+     */
+    public void credit(long n) {
+        state.credit(this, n);
+    }
+
+    /**
+     * Acks a message (of any delivery to any client of the group on this instance, as the unary Ack does); false
+     * when no member here holds its partition any more (its next owner offers it again).
+     */
+    public boolean ack(String topic, int partition, long offset) {
+        if (state.ackFromStream(this, topic, partition, offset)) {
+            return true;
+        }
+        // a partition this member gave up may be held by another member here that is still leaving
+        return owner.ackHeld(group, topic, partition, offset);
+    }
+
+    /**
+     * Gives back a message this stream was handed: it is offered again (to this stream or another client) after
+     * {@code delay} instead of after {@code ack_timeout}. False when this stream does not hold it (acked, given back
+     * already, delivered again since, or its partition gone).
+     */
+    public boolean nack(String topic, int partition, long offset, Duration delay) {
+        return state.nack(this, new TopicPartition(topic, partition), offset, delay);
+    }
+
+    /**
+     * The client ended the stream (or is gone): what it held is offered again at once. Returns how many messages
+     * that was; 0 when the stream had ended already.
+     */
+    public int close() {
+        return state.detach(this, null);
+    }
+
+    /** Credits not spent yet, under the group's lock. */
+    long credits() {
+        return credits;
+    }
+
+    boolean wants() {
+        return credits > 0 && !draining && !ended;
+    }
+
+    /** Under the group's lock: checks the limit, then adds. */
+    void addCredits(long n) {
+        if (n < 0 || credits + n > maxCredits) {
+            throw PixyException.tooManyCredits(maxCredits);
+        }
+        credits += n;
+    }
+
+    /** Under the group's lock: hands a message over, spending a credit. */
+    void take(ConsumedMessage m) {
+        credits--;
+        held.computeIfAbsent(new TopicPartition(m.topic(), m.partition()), tp -> new HashMap<>())
+                .put(m.offset(), m.attempt());
+        owner.markServed(group, m.topic(), m.partition());
+        sink.deliver(m);
+    }
+
+    /** Under the group's lock: the delivery attempt this stream holds of that message, or -1; no longer held. */
+    int release(TopicPartition tp, long offset) {
+        Map<Long, Integer> offsets = held.get(tp);
+        if (offsets == null) {
+            return -1;
+        }
+        Integer attempt = offsets.remove(offset);
+        if (offsets.isEmpty()) {
+            held.remove(tp);
+        }
+        return attempt == null ? -1 : attempt;
+    }
+}

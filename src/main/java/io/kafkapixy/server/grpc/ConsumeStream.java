@@ -1,0 +1,250 @@
+package io.kafkapixy.server.grpc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.google.protobuf.UnsafeByteOperations;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.MessageStream;
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.ops.StreamMeters;
+import io.kafkapixy.proxy.GroupNames;
+import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.proxy.TopicNames;
+import io.kafkapixy.stream.v1.ConsumeRequest;
+import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Header;
+import io.kafkapixy.stream.v1.MessageRef;
+import io.kafkapixy.stream.v1.Nack;
+
+/**
+ * One streaming {@code Consume} call: the first request subscribes a {@link MessageStream}; every request may grant
+ * credits and carry acks and nacks; the stream's messages are written as they come. Whichever side ends the call,
+ * the stream ends with it, and what it held is offered again at once.
+ *
+ * <p>Requests arrive one at a time on the call's executor; messages come from any thread under the group's lock and
+ * take this object's monitor to write. Lock order: the group's lock, then this monitor; so nothing here calls into the
+ * stream while holding the monitor.
+ */
+final class ConsumeStream implements StreamObserver<ConsumeRequest> {
+
+    private final ProxySet proxies;
+    private final ServerCallStreamObserver<ConsumeResponse> out;
+    private final int maxStreams;
+    private final int maxCredits;
+    private final AtomicInteger streams;
+    private final LongAdder open;
+    private final StreamMeters meters;
+    /** Set by the first request, on the call's executor; read by later requests and by the end, on the same. */
+    private volatile MessageStream stream;
+    private List<String> topics = List.of();
+    private boolean holdsSlot;
+    // guarded by this
+    private boolean ended;
+    private long granted;
+    private long sent;
+
+    ConsumeStream(ProxySet proxies, ServerCallStreamObserver<ConsumeResponse> out, int maxStreams, int maxCredits,
+                  AtomicInteger streams, LongAdder open, StreamMeters meters) {
+        this.proxies = proxies;
+        this.out = out;
+        this.maxStreams = maxStreams;
+        this.maxCredits = maxCredits;
+        this.streams = streams;
+        this.open = open;
+        this.meters = meters;
+        open.increment();
+        out.setOnCancelHandler(() -> end(null));
+    }
+
+    @Override
+    public void onNext(ConsumeRequest rq) {
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+        }
+        try {
+            if (stream == null) {
+                subscribe(rq);
+            } else if (!rq.getCluster().isEmpty() || !rq.getGroup().isEmpty() || rq.getTopicsCount() > 0) {
+                throw PixyException.badRequest("only the first request of a stream subscribes");
+            }
+            if (rq.getCredits() > 0) {
+                grant(rq.getCredits());
+            }
+            for (MessageRef ack : rq.getAcksList()) {
+                meters.ack(stream.ack(topic(ack), partition(ack), offset(ack)));
+            }
+            for (Nack nack : rq.getNacksList()) {
+                MessageRef m = nack.getMessage();
+                meters.nack(stream.nack(topic(m), partition(m), offset(m),
+                        Duration.ofMillis(Integer.toUnsignedLong(nack.getDelayMs()))));
+            }
+        } catch (PixyException e) {
+            end(e);
+        }
+    }
+
+    private void subscribe(ConsumeRequest rq) {
+        Proxy proxy = proxies.get(rq.getCluster());
+        GroupNames.validate(rq.getGroup());
+        if (rq.getTopicsCount() == 0) {
+            throw PixyException.badRequest("a stream needs at least one topic");
+        }
+        LinkedHashSet<String> names = new LinkedHashSet<>();
+        for (String topic : rq.getTopicsList()) {
+            TopicNames.validate(topic);
+            names.add(topic);
+        }
+        if (streams.incrementAndGet() > maxStreams) {
+            streams.decrementAndGet();
+            throw PixyException.tooManyStreams(maxStreams);
+        }
+        holdsSlot = true;
+        topics = List.copyOf(names);
+        stream = proxy.consumers().openStream(rq.getGroup(), topics, maxCredits, new Sink());
+    }
+
+    private void grant(long n) {
+        synchronized (this) {
+            // counted before the stream can spend them, so the gauge of unspent credits never goes below zero; if
+            // they are refused, the stream ends and takes its unspent credits off the gauge
+            granted += n;
+            meters.unspent(n);
+        }
+        stream.credit(n);
+        meters.granted(n);
+    }
+
+    /** The topic an ack or nack names; empty names the stream's topic when it has one. */
+    private String topic(MessageRef m) {
+        if (m.getTopic().isEmpty() && topics.size() == 1) {
+            return topics.getFirst();
+        }
+        if (!topics.contains(m.getTopic())) {
+            throw PixyException.badRequest(m.getTopic().isEmpty()
+                    ? "an ack or nack must name its topic when the stream consumes several"
+                    : "an ack or nack of topic " + m.getTopic() + ", which this stream does not consume");
+        }
+        return m.getTopic();
+    }
+
+    private static int partition(MessageRef m) {
+        if (m.getPartition() < 0) {
+            throw PixyException.badRequest("bad partition: " + m.getPartition());
+        }
+        return m.getPartition();
+    }
+
+    private static long offset(MessageRef m) {
+        if (m.getOffset() < 0) {
+            throw PixyException.badRequest("bad offset: " + m.getOffset());
+        }
+        return m.getOffset();
+    }
+
+    /**
+     * Ends the call from this side or the client's ({@code reason} null: the client is gone or done): the stream
+     * gives back what it held, then the status goes out. Once.
+     */
+    private void end(PixyException reason) {
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+        }
+        MessageStream s = stream;
+        int givenBack = s == null ? 0 : s.close();
+        synchronized (this) {
+            finish(givenBack);
+            if (reason != null) {
+                out.onError(GrpcErrors.toStatus(reason));
+            } else if (!out.isCancelled()) {
+                out.onCompleted();
+            }
+        }
+    }
+
+    /** Under the monitor, once: the stream's meters and slot. */
+    private void finish(int givenBack) {
+        meters.ended(granted - sent, givenBack);
+        open.decrement();
+        if (holdsSlot) {
+            holdsSlot = false;
+            streams.decrementAndGet();
+        }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+        end(null);
+    }
+
+    @Override
+    public void onCompleted() {
+        // the client sends nothing more: no more acks can come, so what it holds goes to others now
+        end(null);
+    }
+
+    /** The stream's side: messages and the end the proxy decides, called under the group's lock. */
+    private final class Sink implements MessageStream.Sink {
+
+        @Override
+        public void deliver(ConsumedMessage m) {
+            ConsumeResponse rs = response(m);
+            synchronized (ConsumeStream.this) {
+                if (ended) {
+                    // the stream is being ended: the message is held and given back with the rest
+                    return;
+                }
+                sent++;
+                meters.sent();
+                out.onNext(rs);
+            }
+        }
+
+        @Override
+        public void end(PixyException reason, int givenBack) {
+            synchronized (ConsumeStream.this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+                finish(givenBack);
+                out.onError(GrpcErrors.toStatus(reason));
+            }
+        }
+    }
+
+    private static ConsumeResponse response(ConsumedMessage m) {
+        // Kafka's arrays are not changed after a record is fetched: wrapped, not copied
+        ConsumeResponse.Builder rs = ConsumeResponse.newBuilder().setTopic(m.topic()).setPartition(m.partition())
+                .setOffset(m.offset()).setAttempt(m.attempt());
+        if (m.key() == null) {
+            rs.setKeyUndefined(true);
+        } else {
+            rs.setKeyValue(UnsafeByteOperations.unsafeWrap(m.key()));
+        }
+        if (m.value() != null) {
+            rs.setMessage(UnsafeByteOperations.unsafeWrap(m.value()));
+        }
+        List<Header> headers = new ArrayList<>(m.headers().size());
+        for (org.apache.kafka.common.header.Header h : m.headers()) {
+            Header.Builder header = Header.newBuilder().setKey(h.key());
+            if (h.value() != null) {
+                header.setValue(UnsafeByteOperations.unsafeWrap(h.value()));
+            }
+            headers.add(header.build());
+        }
+        return rs.addAllHeaders(headers).build();
+    }
+}
