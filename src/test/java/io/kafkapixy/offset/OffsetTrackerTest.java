@@ -374,4 +374,56 @@ class OffsetTrackerTest {
     void withoutOffersThereIsNothingToWaitFor() {
         assertThat(new OffsetTracker(0, "", Duration.ofSeconds(5)).shouldWaitForAck(T0), is(Duration.ZERO));
     }
+
+    // --- reschedule: a client gives a message back (streaming nack) ---
+
+    @Test
+    void aRescheduledOfferIsFoundBehindOffersThatAreNotDue() {
+        OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(30));
+        tracker.onOffered(0, at(0));
+        tracker.onOffered(1, at(0));
+        tracker.onOffered(2, at(0));
+
+        assertThat(tracker.reschedule(2, 0, at(100)), is(true));
+
+        assertThat(tracker.nextRetry(at(50)), is(Optional.empty()));
+        assertThat(tracker.nextRetry(at(101)), is(Optional.of(new Offer(2, 1, at(30_101)))));
+        assertThat(tracker.nextRetry(at(102)), is(Optional.empty()));
+    }
+
+    @Test
+    void anOfferRescheduledLaterDoesNotHideLaterOffersThatAreDue() {
+        OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(1));
+        tracker.onOffered(0, at(0));
+        tracker.onOffered(1, at(0));
+
+        tracker.reschedule(0, 0, at(60_000));
+
+        assertThat(tracker.nextRetry(at(1_001)), is(Optional.of(new Offer(1, 1, at(2_001)))));
+        assertThat(tracker.nextRetry(at(59_000)), is(Optional.of(new Offer(1, 2, at(60_000)))));
+    }
+
+    @Test
+    void rescheduleMovesOnlyTheDeliveryItWasAskedFor() {
+        OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(1));
+        tracker.onOffered(5, at(0));
+        tracker.nextRetry(at(1_001));
+
+        assertThat("a client that held the first delivery", tracker.reschedule(5, 0, at(1_100)), is(false));
+        assertThat(tracker.reschedule(5, 1, at(1_100)), is(true));
+        assertThat(tracker.reschedule(6, -1, at(1_100)), is(false));
+        assertThat(tracker.offers(), contains(new Offer(5, 1, at(1_100))));
+    }
+
+    @Test
+    void anAckedRescheduledOfferLeavesTheScanInOrderAgain() {
+        OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(30));
+        tracker.onOffered(0, at(0));
+        tracker.onOffered(1, at(10));
+        tracker.reschedule(1, 0, at(20));
+        tracker.onAcked(1);
+
+        assertThat(tracker.nextRetry(at(25)), is(Optional.empty()));
+        assertThat(tracker.offers(), contains(new Offer(0, 0, at(30_000))));
+    }
 }

@@ -1,0 +1,111 @@
+package io.kafkapixy.server;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.kafkapixy.config.LimitsConfig;
+import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.StreamConsumer;
+import io.kafkapixy.testing.TestKafka;
+import io.kafkapixy.testing.TestKafka.Waits;
+import mailgun.kafkapixy.ConsNAckRq;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Streaming Consume at the instance's edges: the limit on open streams, and graceful shutdown. */
+@Timeout(180)
+class StreamConsumeDrainTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(3);
+
+    private static RunningPixy start(TestKafka kafka, String clientId, int maxStreams) {
+        LimitsConfig d = LimitsConfig.DEFAULT;
+        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId, new ConsumerSettingsBuilder()
+                        .ackTimeout(Duration.ofSeconds(60)).shutdownTimeout(SHUTDOWN_TIMEOUT))
+                .withLimits(d.withStreams(d.maxUnansweredProducesPerStream(), maxStreams, d.maxCreditsPerStream())));
+    }
+
+    private static String topicWithMessages(TestKafka kafka, String group, int count) {
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("streamd"), 1);
+        for (int i = 0; i < count; i++) {
+            kafka.produce(topic, 0, "k" + i, "v" + i);
+        }
+        kafka.commit(group, topic, 0, 0, "");
+        return topic;
+    }
+
+    @Test
+    void aStreamPastMaxStreamsIsRefusedUntilAnotherEnds() throws Exception {
+        TestKafka kafka = TestKafka.get();
+        String group = "g-max";
+        String topic = topicWithMessages(kafka, group, 2);
+        try (RunningPixy pixy = start(kafka, "kp_streammax", 2)) {
+            StreamConsumer a = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
+            StreamConsumer b = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
+            // a message each: both are subscribed
+            ConsumeResponse heldByA = a.take(WAIT);
+            b.take(WAIT);
+
+            StreamConsumer c = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
+            Status refused = c.awaitEnd(WAIT);
+            assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getCode());
+            assertEquals("Too many streams: at most 2 may be open at once (limits.max_streams)",
+                    refused.getDescription());
+
+            a.halfClose();
+            assertEquals(Status.Code.OK, a.awaitEnd(WAIT).getCode());
+            StreamConsumer d = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
+            ConsumeResponse m = d.take(WAIT);
+            assertEquals(heldByA.getOffset(), m.getOffset(), "what a held, given back when it ended");
+            d.cancel();
+            b.cancel();
+        }
+    }
+
+    @Test
+    void onShutdownAStreamGetsNothingNewItsAcksAreTakenThenItEndsUnavailable() throws Exception {
+        TestKafka kafka = TestKafka.get();
+        String group = "g-drain";
+        String topic = topicWithMessages(kafka, group, 10);
+        RunningPixy pixy = start(kafka, "kp_streamdrain", 10);
+        StreamConsumer stream = StreamConsumer.open(pixy.channel(), group, List.of(topic), 2);
+        List<ConsumeResponse> held = stream.take(2, WAIT);
+
+        // the application alone: the test's channel stays open to see the stream end
+        Thread closing = Thread.ofVirtual().start(() -> pixy.app().close());
+        try {
+            // once a unary consume of the group is refused, its member is shutting down
+            Waits.until(WAIT, "consumers shutting down", () -> {
+                try {
+                    pixy.grpc().consumeNAck(ConsNAckRq.newBuilder().setGroup(group).setTopic(topic).build());
+                    return false;
+                } catch (StatusRuntimeException e) {
+                    return e.getStatus().getCode() == Status.Code.UNAVAILABLE;
+                }
+            });
+            long drainStarted = System.nanoTime();
+            stream.credit(5);
+            stream.ack(held.getFirst());
+
+            Status end = stream.awaitEnd(WAIT);
+            Duration drained = Duration.ofNanos(System.nanoTime() - drainStarted);
+            assertEquals(Status.Code.UNAVAILABLE, end.getCode());
+            assertEquals("service is shutting down", end.getDescription());
+            assertEquals(0, stream.waiting(), "no message after the drain began");
+            assertTrue(drained.compareTo(SHUTDOWN_TIMEOUT.plus(WAIT)) < 0, "ended within the drain: " + drained);
+            closing.join(WAIT);
+            assertEquals(1L, kafka.committed(group, topic).get(0).offset(), "the ack taken while draining");
+        } finally {
+            closing.join();
+            pixy.channel().shutdownNow();
+        }
+    }
+}
