@@ -8,13 +8,16 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Consume from a pre-filled topic: gRPC consume + explicit ack and REST auto-ack at concurrency 1 and 16, against
+ * Consume from a pre-filled topic: gRPC consume + explicit ack at concurrency 1 and 16, streaming consume + ack with
+ * 1 and 4 streams, and REST auto-ack at concurrency 1 and 16, against
  * the baseline of a raw KafkaConsumer reading the same topic (one consumer, assigned all partitions, no group).
  */
 final class ConsumeScenario implements Scenario {
 
     static final int[] CONCURRENCY = {1, 16};
     static final String RAW = "consume.raw";
+    /** Streaming Consume rows (not against an external server, which has no streaming service). */
+    static final int[] STREAMS = {1, 4};
 
     @Override
     public String name() {
@@ -34,6 +37,18 @@ final class ConsumeScenario implements Scenario {
             Report.Row row = ConsumeRuns.record(ctx, name(), key("grpc", c), "gRPC consume+ack c=" + c, r)
                     .baseline(RAW);
             ctx.progress(row);
+        }
+        if (!ctx.options.external()) {
+            for (int streams : STREAMS) {
+                ClosedLoop.Result r = StreamConsumeRuns.run(ctx, topic,
+                        ConsumeRuns.freshGroup(ctx, topic, "stream-s" + streams), streams);
+                Report.Row row = ConsumeRuns.record(ctx, name(), "consume.stream.s" + streams, "gRPC stream consume+ack, "
+                        + streams + " stream" + (streams > 1 ? "s" : "") + " x " + StreamConsumeRuns.CREDITS
+                        + " credits", r).baseline(RAW);
+                ctx.report.row(key("grpc", 16)).filter(unary -> unary.rate > 0).ifPresent(unary -> row.note(
+                        String.format("%.1fx unary gRPC consume+ack c=16", r.rate() / unary.rate)));
+                ctx.progress(row);
+            }
         }
         for (int c : CONCURRENCY) {
             ClosedLoop.Result r = ConsumeRuns.rest(ctx, topic, ConsumeRuns.freshGroup(ctx, topic, "rest-c" + c), c);
