@@ -452,6 +452,17 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theStreamLimitsAreReadAndMustBePositive() {
+        String proxies = "proxies: {pxy: {}}\n";
+        LimitsConfig limits = parse(proxies + "limits: {max_unanswered_produces_per_stream: 5, max_streams: 7, "
+                                    + "max_credits_per_stream: 9}").limits();
+        assertEquals(LimitsConfig.DEFAULT.withStreams(5, 7, 9), limits);
+        assertTrue(errorOf(proxies + "limits: {max_streams: 0}").endsWith("limits.max_streams must be > 0"));
+        assertTrue(errorOf(proxies + "limits: {max_credits_per_stream: 0}")
+                .endsWith("limits.max_credits_per_stream must be > 0"));
+    }
+
+    @Test
     void boundaryValuesAreAccepted() {
         ProxyConfig p = parse("""
                 proxies:
