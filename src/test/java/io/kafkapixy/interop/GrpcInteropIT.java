@@ -160,6 +160,37 @@ class GrpcInteropIT {
                 () -> kafka.committed(group, topic).containsKey(0) && kafka.committed(group, topic).get(0).offset() == 2);
     }
 
+    @Test
+    void theReadmesPythonStreamingProducerAndConsumerRun() throws Exception {
+        PythonClient python = PYTHON;
+        Path work = prepared(python);
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("readme-stream"), 1);
+        String group = "readme-stream-" + System.nanoTime();
+        Path script = work.resolve("streams.py");
+        Files.writeString(script, ReadmeSnippet.pythonStreams()
+                .replace("127.0.0.1:19091", "127.0.0.1:" + plainGrpc)
+                .replace("topic=\"foo\"", "topic=\"" + topic + "\"")
+                .replace("topics=[\"foo\"]", "topics=[\"" + topic + "\"]")
+                .replace("group=\"bar\"", "group=\"" + group + "\""));
+
+        Commands.Result r = Commands.run(work, python.env(work), CLIENT_TIMEOUT,
+                List.of(python.python(), script.toAbsolutePath().toString()));
+
+        assertTrue(r.ok(), r.describe());
+        assertTrue(r.out().contains("stream consumed 100"), r.describe());
+        List<ConsumerRecord<byte[], byte[]>> records = kafka.readFrom(topic, 0, 0, 100);
+        java.util.Set<String> keyed = new java.util.TreeSet<>();
+        java.util.Set<String> expected = new java.util.TreeSet<>();
+        for (int i = 0; i < 100; i++) {
+            keyed.add(text(records.get(i).key()) + "=" + text(records.get(i).value()));
+            expected.add("key-" + i + "=m" + i);
+        }
+        assertEquals(expected, keyed, "every message with its key");
+        TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
+                () -> kafka.committed(group, topic).containsKey(0)
+                      && kafka.committed(group, topic).get(0).offset() == 100);
+    }
+
     private void scenario(InteropClient client, boolean overTls) throws Exception {
         Path work = prepared(client);
         String topic = kafka.createTopic(TestKafka.uniqueTopic("interop-" + client.name()), 1);

@@ -39,7 +39,7 @@ final class PythonClient implements InteropClient {
         }
         Commands.Result r = Commands.run(work, Map.of(), Duration.ofSeconds(60), List.of(python, "-m",
                 "grpc_tools.protoc", "-I", PROTO_DIR.toAbsolutePath().toString(), "--python_out=.",
-                "--grpc_python_out=.", "kafkapixy.proto"));
+                "--grpc_python_out=.", "kafkapixy.proto", "kafkapixy_stream.proto"));
         if (!r.ok()) {
             throw new AssertionError("grpc_tools.protoc failed: " + r.describe());
         }

@@ -13,15 +13,33 @@ final class ReadmeSnippet {
 
     /** The README's first {@code ```python} block: the gRPC quick start. */
     static String python() {
+        return pythonBlock(0);
+    }
+
+    /** The README's {@code ```python} block of the streaming service: a producer and a consumer loop. */
+    static String pythonStreams() {
+        for (int i = 0; ; i++) {
+            String block = pythonBlock(i);
+            if (block.contains("kafkapixy_stream_pb2")) {
+                return block;
+            }
+        }
+    }
+
+    /** The {@code index}-th {@code ```python} block of the README. */
+    private static String pythonBlock(int index) {
         String readme;
         try {
             readme = Files.readString(Path.of("README.md"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int start = readme.indexOf("```python\n");
-        if (start < 0) {
-            throw new AssertionError("the README has no ```python block");
+        int start = -1;
+        for (int i = 0; i <= index; i++) {
+            start = readme.indexOf("```python\n", start + 1);
+            if (start < 0) {
+                throw new AssertionError("the README has no ```python block number " + (index + 1));
+            }
         }
         start += "```python\n".length();
         return readme.substring(start, readme.indexOf("```", start));
