@@ -191,6 +191,30 @@ class GrpcInteropIT {
                       && kafka.committed(group, topic).get(0).offset() == 100);
     }
 
+    @Test
+    void theReadmesJavaStreamingProducerAndConsumerRun() throws Exception {
+        Path work = Files.createDirectories(WORK.resolve("java"));
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("readme-java"), 1);
+        String group = "readme-java-" + System.nanoTime();
+        Path source = work.resolve("StreamClient.java");
+        Files.writeString(source, ReadmeSnippet.javaStreams()
+                .replace("127.0.0.1:19091", "127.0.0.1:" + plainGrpc)
+                .replace("topic = \"foo\"", "topic = \"" + topic + "\"")
+                .replace("group = \"bar\"", "group = \"" + group + "\""));
+
+        // the source launcher compiles it against the tests' class path: grpc-java and the generated stubs
+        Commands.Result r = Commands.run(work, Map.of(), CLIENT_TIMEOUT, List.of(
+                ProcessHandle.current().info().command().orElseThrow(), "-cp", System.getProperty("java.class.path"),
+                source.toAbsolutePath().toString()));
+
+        assertTrue(r.ok(), r.describe());
+        assertTrue(r.out().contains("stream consumed 100"), r.describe());
+        assertEquals(100, kafka.readFrom(topic, 0, 0, 100).size());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
+                () -> kafka.committed(group, topic).containsKey(0)
+                      && kafka.committed(group, topic).get(0).offset() == 100);
+    }
+
     private void scenario(InteropClient client, boolean overTls) throws Exception {
         Path work = prepared(client);
         String topic = kafka.createTopic(TestKafka.uniqueTopic("interop-" + client.name()), 1);

@@ -26,22 +26,33 @@ final class ReadmeSnippet {
         }
     }
 
+    /** The README's {@code ```java} block of the streaming service: {@code StreamClient.java}. */
+    static String javaStreams() {
+        return block("java", 0);
+    }
+
     /** The {@code index}-th {@code ```python} block of the README. */
     private static String pythonBlock(int index) {
+        return block("python", index);
+    }
+
+    /** The {@code index}-th block of {@code language} in the README. */
+    private static String block(String language, int index) {
         String readme;
         try {
             readme = Files.readString(Path.of("README.md"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        String fence = "```" + language + "\n";
         int start = -1;
         for (int i = 0; i <= index; i++) {
-            start = readme.indexOf("```python\n", start + 1);
+            start = readme.indexOf(fence, start + 1);
             if (start < 0) {
-                throw new AssertionError("the README has no ```python block number " + (index + 1));
+                throw new AssertionError("the README has no ```" + language + " block number " + (index + 1));
             }
         }
-        start += "```python\n".length();
+        start += fence.length();
         return readme.substring(start, readme.indexOf("```", start));
     }
 }
