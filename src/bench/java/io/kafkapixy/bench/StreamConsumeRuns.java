@@ -11,6 +11,7 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.kafkapixy.stream.v1.ConsumeRequest;
 import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.MessageRef;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 
@@ -118,18 +119,22 @@ final class StreamConsumeRuns {
         }
 
         @Override
-        public void onNext(ConsumeResponse m) {
+        public void onNext(ConsumeResponse rs) {
             long now = System.nanoTime();
+            int n = rs.getMessagesCount();
             if (now >= measureStart && now <= deadline) {
-                inWindow.incrementAndGet();
+                inWindow.addAndGet(n);
             }
-            if (total.incrementAndGet() == topicSize) {
+            long before = total.getAndAdd(n);
+            if (before < topicSize && before + n >= topicSize) {
                 drainedAt.compareAndSet(0, now);
             }
             synchronized (this) {
-                pending.addAcks(MessageRef.newBuilder().setPartition(m.getPartition()).setOffset(m.getOffset()));
-                if (++pendingCount >= BATCH) {
-                    flushLocked();
+                for (Message m : rs.getMessagesList()) {
+                    pending.addAcks(MessageRef.newBuilder().setPartition(m.getPartition()).setOffset(m.getOffset()));
+                    if (++pendingCount >= BATCH) {
+                        flushLocked();
+                    }
                 }
             }
         }

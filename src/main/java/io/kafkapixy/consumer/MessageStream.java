@@ -23,8 +23,11 @@ public final class MessageStream {
     /** Where the stream's messages go. Called under the group's lock: must not block. */
     public interface Sink {
 
-        /** A message for the client; one credit was spent on it. */
+        /** A message for the client; one credit was spent on it. It may wait for {@link #flush()}. */
         void deliver(ConsumedMessage message);
+
+        /** Sends what {@link #deliver} was given; called after each round of hand-outs. */
+        void flush();
 
         /**
          * The proxy ended the stream (shutting down, the member failed, a topic refused); called once, never after
@@ -48,6 +51,8 @@ public final class MessageStream {
     /** No more messages: the group member is shutting down (acks are still taken). */
     boolean draining;
     boolean ended;
+    /** Messages taken and not flushed to the sink yet. */
+    private boolean unflushed;
 
     MessageStream(Consumers owner, String group, List<String> topics, long maxCredits, Sink sink) {
         this.owner = owner;
@@ -112,13 +117,31 @@ public final class MessageStream {
         credits += n;
     }
 
-    /** Under the group's lock: hands a message over, spending a credit. */
-    void take(ConsumedMessage m) {
+    /**
+     * Under the group's lock: hands a message over, spending a credit. True when it is the first since the last
+     * {@link #flush()}: the caller flushes this stream at the end of its round.
+     */
+    boolean take(ConsumedMessage m) {
         credits--;
-        held.computeIfAbsent(new TopicPartition(m.topic(), m.partition()), tp -> new HashMap<>())
-                .put(m.offset(), m.attempt());
-        owner.markServed(group, m.topic(), m.partition());
+        TopicPartition tp = new TopicPartition(m.topic(), m.partition());
+        Map<Long, Integer> offsets = held.get(tp);
+        if (offsets == null) {
+            offsets = new HashMap<>();
+            held.put(tp, offsets);
+            // once per partition held, not per message: the mark stays while the group has members here
+            owner.markServed(group, m.topic(), m.partition());
+        }
+        offsets.put(m.offset(), m.attempt());
         sink.deliver(m);
+        boolean first = !unflushed;
+        unflushed = true;
+        return first;
+    }
+
+    /** Under the group's lock: sends what was taken since the last flush. */
+    void flush() {
+        unflushed = false;
+        sink.flush();
     }
 
     /** Under the group's lock: the delivery attempt this stream holds of that message, or -1; no longer held. */

@@ -99,23 +99,34 @@ final class TopicState {
 
     private void dispatchToStreams(Instant now, int maxPending, int maxRetries, ServingGate gate) {
         int n = streams.size();
-        // stops after a full turn in which no stream wanted a message, or when there is none to give
-        for (int passed = 0; passed < n; ) {
-            MessageStream s = streams.get(nextStream % n);
-            nextStream = (nextStream + 1) % n;
-            if (!s.wants()) {
-                passed++;
-                continue;
+        if (n == 0) {
+            return;
+        }
+        // streams that took messages in this round: each sends them together at its end
+        List<MessageStream> took = new ArrayList<>(Math.min(n, 4));
+        try {
+            // stops after a full turn in which no stream wanted a message, or when there is none to give
+            for (int passed = 0; passed < n; ) {
+                MessageStream s = streams.get(nextStream % n);
+                nextStream = (nextStream + 1) % n;
+                if (!s.wants()) {
+                    passed++;
+                    continue;
+                }
+                if (!gate.open()) {
+                    return;
+                }
+                ConsumedMessage m = nextMessage(now, maxPending, maxRetries, false);
+                if (m == null) {
+                    return;
+                }
+                if (s.take(m)) {
+                    took.add(s);
+                }
+                passed = 0;
             }
-            if (!gate.open()) {
-                return;
-            }
-            ConsumedMessage m = nextMessage(now, maxPending, maxRetries, false);
-            if (m == null) {
-                return;
-            }
-            s.take(m);
-            passed = 0;
+        } finally {
+            took.forEach(MessageStream::flush);
         }
     }
 

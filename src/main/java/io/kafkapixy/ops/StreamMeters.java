@@ -48,9 +48,10 @@ public final class StreamMeters {
         credits.increment(n);
     }
 
-    public void sent() {
-        messages.increment();
-        unspentCredits.decrement();
+    /** {@code n} messages went out in one response. */
+    public void sent(int n) {
+        messages.increment(n);
+        unspentCredits.add(-n);
     }
 
     /** A stream ended with {@code unspent} credits it had not used. */

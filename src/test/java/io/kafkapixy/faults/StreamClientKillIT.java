@@ -13,7 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.testing.CommitWatch;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.DeliveryLedger;
@@ -72,7 +72,7 @@ class StreamClientKillIT {
 
                 long killed = System.nanoTime();
                 holder.destroyForcibly();
-                List<ConsumeResponse> redelivered = new ArrayList<>();
+                List<Message> redelivered = new ArrayList<>();
                 for (int i = 0; i < MESSAGES; i++) {
                     redelivered.add(other.take(Duration.ofSeconds(30)));
                 }
@@ -81,17 +81,17 @@ class StreamClientKillIT {
                         took.toMillis());
 
                 Set<String> ids = new HashSet<>();
-                for (ConsumeResponse m : redelivered) {
+                for (Message m : redelivered) {
                     ids.add(m.getPartition() + "@" + m.getOffset());
                     assertEquals(2, m.getAttempt(), "a second delivery");
                 }
                 assertEquals(MESSAGES, ids.size(), "every held message, once each");
                 assertTrue(took.compareTo(REDELIVERY_BOUND) <= 0, "all redelivered within 1 s: " + took);
 
-                for (ConsumeResponse m : redelivered) {
+                for (Message m : redelivered) {
                     ledger.ackSent(new DeliveryLedger.Position(m.getPartition(), m.getOffset()));
                 }
-                other.ack(redelivered.toArray(ConsumeResponse[]::new));
+                other.ack(redelivered.toArray(Message[]::new));
                 TestKafka.Waits.until(Duration.ofSeconds(30), "everything committed", () -> {
                     var committed = kafka.committed(group, topic);
                     for (int p = 0; p < PARTITIONS; p++) {

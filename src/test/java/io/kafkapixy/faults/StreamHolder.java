@@ -33,8 +33,8 @@ public final class StreamHolder {
         StreamObserver<ConsumeRequest> requests = PixyStreamGrpc.newStub(channel).consume(
                 new StreamObserver<>() {
                     @Override
-                    public void onNext(ConsumeResponse m) {
-                        if (received.incrementAndGet() == n) {
+                    public void onNext(ConsumeResponse rs) {
+                        if (received.addAndGet(rs.getMessagesCount()) == n) {
                             System.out.println("HOLDING " + n);
                             System.out.flush();
                         }

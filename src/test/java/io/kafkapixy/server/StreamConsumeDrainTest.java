@@ -6,7 +6,7 @@ import java.util.List;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.kafkapixy.config.LimitsConfig;
-import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.StreamConsumer;
@@ -51,7 +51,7 @@ class StreamConsumeDrainTest {
             StreamConsumer a = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
             StreamConsumer b = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
             // a message each: both are subscribed
-            ConsumeResponse heldByA = a.take(WAIT);
+            Message heldByA = a.take(WAIT);
             b.take(WAIT);
 
             StreamConsumer c = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
@@ -63,7 +63,7 @@ class StreamConsumeDrainTest {
             a.halfClose();
             assertEquals(Status.Code.OK, a.awaitEnd(WAIT).getCode());
             StreamConsumer d = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
-            ConsumeResponse m = d.take(WAIT);
+            Message m = d.take(WAIT);
             assertEquals(heldByA.getOffset(), m.getOffset(), "what a held, given back when it ended");
             d.cancel();
             b.cancel();
@@ -77,7 +77,7 @@ class StreamConsumeDrainTest {
         String topic = topicWithMessages(kafka, group, 10);
         RunningPixy pixy = start(kafka, "kp_streamdrain", 10);
         StreamConsumer stream = StreamConsumer.open(pixy.channel(), group, List.of(topic), 2);
-        List<ConsumeResponse> held = stream.take(2, WAIT);
+        List<Message> held = stream.take(2, WAIT);
 
         // the application alone: the test's channel stays open to see the stream end
         Thread closing = Thread.ofVirtual().start(() -> pixy.app().close());

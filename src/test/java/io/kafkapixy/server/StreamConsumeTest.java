@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 
 import io.grpc.Status;
 import io.kafkapixy.stream.v1.ConsumeRequest;
-import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.MessageRef;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
@@ -70,7 +70,7 @@ class StreamConsumeTest {
         return topic;
     }
 
-    private static String value(ConsumeResponse m) {
+    private static String value(Message m) {
         return m.getMessage().toString(StandardCharsets.UTF_8);
     }
 
@@ -91,9 +91,9 @@ class StreamConsumeTest {
         String topic = topicWithMessages(group, 1, 20);
         StreamConsumer stream = open(group, topic, 3);
 
-        List<ConsumeResponse> first = stream.take(3, WAIT);
+        List<Message> first = stream.take(3, WAIT);
         assertEquals(List.of("v0-0", "v0-1", "v0-2"), first.stream().map(StreamConsumeTest::value).toList());
-        ConsumeResponse m = first.getFirst();
+        Message m = first.getFirst();
         assertEquals(topic, m.getTopic());
         assertEquals("k0-0", m.getKeyValue().toString(StandardCharsets.UTF_8));
         assertFalse(m.getKeyUndefined());
@@ -113,29 +113,29 @@ class StreamConsumeTest {
         String topic = topicWithMessages(group, 2, 10);
         StreamConsumer stream = open(group, topic, 100);
 
-        List<ConsumeResponse> got = stream.take(2 * (MAX_PENDING + 1), WAIT);
+        List<Message> got = stream.take(2 * (MAX_PENDING + 1), WAIT);
         Map<Integer, Long> perPartition = got.stream()
-                .collect(Collectors.groupingBy(ConsumeResponse::getPartition, Collectors.counting()));
+                .collect(Collectors.groupingBy(Message::getPartition, Collectors.counting()));
         assertEquals(Map.of(0, (long) MAX_PENDING + 1, 1, (long) MAX_PENDING + 1), perPartition);
         Waits.holdsFor(Duration.ofSeconds(1), "nothing past max_pending + 1 unacked", () -> stream.waiting() == 0);
 
         // acks of offsets 0, 1 and 3 of partition 0: the commit stops at 2, 3 rides in the sparse acks
-        List<ConsumeResponse> p0 = got.stream().filter(r -> r.getPartition() == 0).toList();
+        List<Message> p0 = got.stream().filter(r -> r.getPartition() == 0).toList();
         stream.ack(p0.get(0), p0.get(1), p0.get(3));
         awaitCommitted(group, topic, Map.of(0, 2L));
         assertFalse(kafka.committed(group, topic).get(0).metadata().isEmpty(), "sparse acks in the metadata");
 
-        List<ConsumeResponse> more = stream.take(3, WAIT);
+        List<Message> more = stream.take(3, WAIT);
         assertTrue(more.stream().allMatch(r -> r.getPartition() == 0), "only partition 0 had room: " + more);
-        assertEquals(List.of(6L, 7L, 8L), more.stream().map(ConsumeResponse::getOffset).toList());
+        assertEquals(List.of(6L, 7L, 8L), more.stream().map(Message::getOffset).toList());
         Waits.holdsFor(Duration.ofSeconds(1), "nothing past max_pending + 1 unacked", () -> stream.waiting() == 0);
 
-        List<ConsumeResponse> rest = new ArrayList<>(got);
+        List<Message> rest = new ArrayList<>(got);
         rest.addAll(more);
-        stream.ack(rest.toArray(ConsumeResponse[]::new));
+        stream.ack(rest.toArray(Message[]::new));
         // what is left: offset 9 of partition 0, 6 to 9 of partition 1
-        List<ConsumeResponse> last = stream.take(5, WAIT);
-        stream.ack(last.toArray(ConsumeResponse[]::new));
+        List<Message> last = stream.take(5, WAIT);
+        stream.ack(last.toArray(Message[]::new));
         awaitCommitted(group, topic, Map.of(0, 10L, 1, 10L));
         stream.cancel();
     }
@@ -146,19 +146,54 @@ class StreamConsumeTest {
         String topic = topicWithMessages(group, 1, 1);
         StreamConsumer stream = open(group, topic, 10);
 
-        ConsumeResponse m = stream.take(WAIT);
+        Message m = stream.take(WAIT);
         stream.nack(m, 0);
-        ConsumeResponse again = stream.take(WAIT);
+        Message again = stream.take(WAIT);
         assertEquals(m.getOffset(), again.getOffset());
         assertEquals(2, again.getAttempt());
 
         stream.nack(again, 3000);
         Waits.holdsFor(Duration.ofMillis(2000), "not before the delay", () -> stream.waiting() == 0);
-        ConsumeResponse third = stream.take(WAIT);
+        Message third = stream.take(WAIT);
         assertEquals(m.getOffset(), third.getOffset());
         assertEquals(3, third.getAttempt());
         stream.ack(third);
         awaitCommitted(group, topic, Map.of(0, 1L));
+        stream.cancel();
+    }
+
+    @Test
+    void messagesReadyTogetherComeInOneResponseOfAtMostOneMebibyte() throws Exception {
+        String group = "g-batch";
+        String topic = topicWithMessages(group, 1, 5);
+        String big = "x".repeat(600 * 1024);
+        for (int i = 0; i < 3; i++) {
+            kafka.produce(topic, 0, "big" + i, big);
+        }
+        StreamConsumer stream = open(group, topic, 5);
+        List<Message> first = stream.take(5, WAIT);
+        // given back at once while the stream has no credits, then all five are ready when credits come
+        first.forEach(m -> stream.nack(m, 0));
+        Waits.holdsFor(Duration.ofMillis(300), "no credits, no messages", () -> stream.waiting() == 0);
+        int before = stream.responses.size();
+        stream.credit(5);
+        List<Message> again = stream.take(5, WAIT);
+        assertEquals(first.stream().map(Message::getOffset).toList(),
+                again.stream().map(Message::getOffset).toList());
+        assertEquals(1, stream.responses.size() - before, "one response for the five");
+        assertEquals(5, stream.responses.get(before)[0]);
+
+        stream.ack(again.toArray(Message[]::new));
+        stream.credit(3);
+        List<Message> large = stream.take(3, WAIT);
+        assertEquals(big.length(), large.getFirst().getMessage().size());
+        synchronized (stream.responses) {
+            for (int[] response : stream.responses.subList(before + 1, stream.responses.size())) {
+                assertEquals(1, response[0], "600 KiB messages: one to a response, under the 1 MiB cut");
+            }
+        }
+        stream.ack(large.toArray(Message[]::new));
+        awaitCommitted(group, topic, Map.of(0, 8L));
         stream.cancel();
     }
 
@@ -168,7 +203,7 @@ class StreamConsumeTest {
         String topic = topicWithMessages(group, 4, 3);
         double before = scrape().value("kafkapixy_stream_given_back_total");
         StreamConsumer a = open(group, topic, 12);
-        List<ConsumeResponse> held = a.take(12, WAIT);
+        List<Message> held = a.take(12, WAIT);
         a.ack(held.get(0), held.get(1));
         Set<String> unacked = held.subList(2, 12).stream().map(StreamConsumeTest::id).collect(Collectors.toSet());
         StreamConsumer b = open(group, topic, 100);
@@ -177,14 +212,14 @@ class StreamConsumeTest {
 
         long ended = System.nanoTime();
         a.cancel();
-        List<ConsumeResponse> redelivered = b.take(10, WAIT);
+        List<Message> redelivered = b.take(10, WAIT);
         Duration took = Duration.ofNanos(System.nanoTime() - ended);
         assertEquals(unacked, redelivered.stream().map(StreamConsumeTest::id).collect(Collectors.toSet()));
         assertTrue(redelivered.stream().allMatch(r -> r.getAttempt() == 2), "second deliveries");
         assertTrue(took.compareTo(ACK_TIMEOUT.dividedBy(2)) < 0, "at once, not after ack_timeout: " + took);
         Waits.until(WAIT, "counted", () -> scrape().value("kafkapixy_stream_given_back_total") - before == 10);
 
-        b.ack(redelivered.toArray(ConsumeResponse[]::new));
+        b.ack(redelivered.toArray(Message[]::new));
         awaitCommitted(group, topic, Map.of(0, 3L, 1, 3L, 2, 3L, 3, 3L));
         b.halfClose();
         assertEquals(Status.Code.OK, b.awaitEnd(WAIT).getCode());
@@ -195,13 +230,13 @@ class StreamConsumeTest {
         String group = "g-halfclose";
         String topic = topicWithMessages(group, 1, 2);
         StreamConsumer a = open(group, topic, 2);
-        List<ConsumeResponse> held = a.take(2, WAIT);
+        List<Message> held = a.take(2, WAIT);
         a.ack(held.get(0));
         a.halfClose();
         assertEquals(Status.Code.OK, a.awaitEnd(WAIT).getCode());
 
         StreamConsumer b = open(group, topic, 5);
-        ConsumeResponse again = b.take(WAIT);
+        Message again = b.take(WAIT);
         assertEquals(held.get(1).getOffset(), again.getOffset());
         assertEquals(2, again.getAttempt());
         b.ack(again);
@@ -224,7 +259,7 @@ class StreamConsumeTest {
 
         // the stream gets the second; the unary Ack acks it
         stream.credit(1);
-        ConsumeResponse m = stream.take(WAIT);
+        Message m = stream.take(WAIT);
         assertEquals(1, m.getOffset());
         pixy.grpc().ack(AckRq.newBuilder().setGroup(group).setTopic(topic).setPartition(0).setOffset(1).build());
         awaitCommitted(group, topic, Map.of(0, 2L));
@@ -237,11 +272,11 @@ class StreamConsumeTest {
         String topic = topicWithMessages(group, 4, 2);
         StreamConsumer a = open(group, topic, 4);
         StreamConsumer b = open(group, topic, 4);
-        List<ConsumeResponse> all = new ArrayList<>(a.take(4, WAIT));
+        List<Message> all = new ArrayList<>(a.take(4, WAIT));
         all.addAll(b.take(4, WAIT));
         assertEquals(8, all.stream().map(StreamConsumeTest::id).collect(Collectors.toSet()).size(), "each once");
-        a.ack(all.subList(0, 4).toArray(ConsumeResponse[]::new));
-        b.ack(all.subList(4, 8).toArray(ConsumeResponse[]::new));
+        a.ack(all.subList(0, 4).toArray(Message[]::new));
+        b.ack(all.subList(4, 8).toArray(Message[]::new));
         awaitCommitted(group, topic, Map.of(0, 2L, 1, 2L, 2, 2L, 3, 2L));
         a.cancel();
         b.cancel();
@@ -288,7 +323,7 @@ class StreamConsumeTest {
         }
     }
 
-    private static String id(ConsumeResponse m) {
+    private static String id(Message m) {
         return m.getPartition() + "@" + m.getOffset();
     }
 

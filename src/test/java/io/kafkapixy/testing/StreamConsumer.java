@@ -13,17 +13,20 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.kafkapixy.stream.v1.ConsumeRequest;
 import io.kafkapixy.stream.v1.ConsumeResponse;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.MessageRef;
 import io.kafkapixy.stream.v1.Nack;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 
 /**
  * A test client's side of one streaming {@code Consume} call: what it sends, every message it gets in arrival order,
- * and how the call ended.
+ * and how the call ended. Messages are queued one by one, whatever response they came in.
  */
 public final class StreamConsumer implements ClientResponseObserver<ConsumeRequest, ConsumeResponse> {
 
-    private final LinkedBlockingQueue<ConsumeResponse> received = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<Message> received = new LinkedBlockingQueue<>();
+    /** Each response as it came: its messages' count and its size on the wire. */
+    public final List<int[]> responses = java.util.Collections.synchronizedList(new ArrayList<>());
     private final CompletableFuture<Status> end = new CompletableFuture<>();
     private ClientCallStreamObserver<ConsumeRequest> requests;
 
@@ -46,26 +49,26 @@ public final class StreamConsumer implements ClientResponseObserver<ConsumeReque
         send(ConsumeRequest.newBuilder().setCredits(n).build());
     }
 
-    public void ack(ConsumeResponse... messages) {
+    public void ack(Message... messages) {
         ConsumeRequest.Builder rq = ConsumeRequest.newBuilder();
-        for (ConsumeResponse m : messages) {
+        for (Message m : messages) {
             rq.addAcks(ref(m));
         }
         send(rq.build());
     }
 
-    public void nack(ConsumeResponse m, int delayMs) {
+    public void nack(Message m, int delayMs) {
         send(ConsumeRequest.newBuilder().addNacks(Nack.newBuilder().setMessage(ref(m)).setDelayMs(delayMs)).build());
     }
 
-    public static MessageRef ref(ConsumeResponse m) {
+    public static MessageRef ref(Message m) {
         return MessageRef.newBuilder().setTopic(m.getTopic()).setPartition(m.getPartition()).setOffset(m.getOffset())
                 .build();
     }
 
     /** The next message, waiting up to {@code timeout}; fails the test when none comes. */
-    public ConsumeResponse take(Duration timeout) throws InterruptedException {
-        ConsumeResponse m = received.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    public Message take(Duration timeout) throws InterruptedException {
+        Message m = received.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (m == null) {
             throw new AssertionError("no message within " + timeout + (end.isDone() ? "; ended " + end.join() : ""));
         }
@@ -73,8 +76,8 @@ public final class StreamConsumer implements ClientResponseObserver<ConsumeReque
     }
 
     /** The next {@code n} messages, each within {@code timeout}. */
-    public List<ConsumeResponse> take(int n, Duration timeout) throws InterruptedException {
-        List<ConsumeResponse> out = new ArrayList<>();
+    public List<Message> take(int n, Duration timeout) throws InterruptedException {
+        List<Message> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             out.add(take(timeout));
         }
@@ -113,7 +116,8 @@ public final class StreamConsumer implements ClientResponseObserver<ConsumeReque
 
     @Override
     public void onNext(ConsumeResponse value) {
-        received.add(value);
+        responses.add(new int[] {value.getMessagesCount(), value.getSerializedSize()});
+        received.addAll(value.getMessagesList());
     }
 
     @Override

@@ -21,6 +21,7 @@ import io.kafkapixy.proxy.TopicNames;
 import io.kafkapixy.stream.v1.ConsumeRequest;
 import io.kafkapixy.stream.v1.ConsumeResponse;
 import io.kafkapixy.stream.v1.Header;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.MessageRef;
 import io.kafkapixy.stream.v1.Nack;
 
@@ -34,6 +35,12 @@ import io.kafkapixy.stream.v1.Nack;
  * stream while holding the monitor.
  */
 final class ConsumeStream implements StreamObserver<ConsumeRequest> {
+
+    /**
+     * A response's messages together, at most (unless one is larger): well under the 4 MiB gRPC clients take by
+     * default, and small enough that the first messages are not held back by the last.
+     */
+    static final int MAX_BATCH_BYTES = 1 << 20;
 
     private final ProxySet proxies;
     private final ServerCallStreamObserver<ConsumeResponse> out;
@@ -195,19 +202,42 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         end(null);
     }
 
-    /** The stream's side: messages and the end the proxy decides, called under the group's lock. */
+    /**
+     * The stream's side: messages and the end the proxy decides, called under the group's lock. Messages handed out
+     * in one round go in one response, cut at {@link #MAX_BATCH_BYTES}.
+     */
     private final class Sink implements MessageStream.Sink {
+
+        // guarded by the group's lock, like every call here
+        private ConsumeResponse.Builder batch = ConsumeResponse.newBuilder();
+        private int batchBytes;
 
         @Override
         public void deliver(ConsumedMessage m) {
-            ConsumeResponse rs = response(m);
+            Message message = message(m);
+            int size = message.getSerializedSize();
+            if (batch.getMessagesCount() > 0 && batchBytes + size > MAX_BATCH_BYTES) {
+                flush();
+            }
+            batch.addMessages(message);
+            batchBytes += size;
+        }
+
+        @Override
+        public void flush() {
+            if (batch.getMessagesCount() == 0) {
+                return;
+            }
+            ConsumeResponse rs = batch.build();
+            batch = ConsumeResponse.newBuilder();
+            batchBytes = 0;
             synchronized (ConsumeStream.this) {
                 if (ended) {
-                    // the stream is being ended: the message is held and given back with the rest
+                    // the stream is being ended: the messages are held and given back with the rest
                     return;
                 }
-                sent++;
-                meters.sent();
+                sent += rs.getMessagesCount();
+                meters.sent(rs.getMessagesCount());
                 out.onNext(rs);
             }
         }
@@ -225,9 +255,9 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         }
     }
 
-    private static ConsumeResponse response(ConsumedMessage m) {
+    private static Message message(ConsumedMessage m) {
         // Kafka's arrays are not changed after a record is fetched: wrapped, not copied
-        ConsumeResponse.Builder rs = ConsumeResponse.newBuilder().setTopic(m.topic()).setPartition(m.partition())
+        Message.Builder rs = Message.newBuilder().setTopic(m.topic()).setPartition(m.partition())
                 .setOffset(m.offset()).setAttempt(m.attempt());
         if (m.key() == null) {
             rs.setKeyUndefined(true);
