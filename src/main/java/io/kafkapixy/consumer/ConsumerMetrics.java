@@ -57,6 +57,13 @@ public interface ConsumerMetrics {
 
         void acked();
 
+        /** {@code n} acks at once. */
+        default void acked(int n) {
+            for (int i = 0; i < n; i++) {
+                acked();
+            }
+        }
+
         /** An offer whose ack did not come in time was given to a request again. */
         void redelivered();
 

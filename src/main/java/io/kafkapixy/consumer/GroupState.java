@@ -255,12 +255,47 @@ final class GroupState {
         });
     }
 
-    /** An ack through a stream: as {@link #ack}, and the stream no longer holds the message. */
-    boolean ackFromStream(MessageStream stream, String topic, int partition, long offset) {
-        return locked(() -> {
-            stream.release(new TopicPartition(topic, partition), offset);
-            return ack(topic, partition, offset);
-        });
+    /**
+     * Acks through a stream, all under one hold of the lock: as {@link #ack} each, and the stream no longer holds
+     * them; one dispatch per topic at the end. Returns the acks of partitions not held here.
+     */
+    List<MessageStream.Ack> acksFromStream(MessageStream stream, List<MessageStream.Ack> acks) {
+        List<MessageStream.Ack> notHere = new ArrayList<>(0);
+        lock.lock();
+        try {
+            Map<String, int[]> changedByTopic = new HashMap<>(2);
+            for (MessageStream.Ack a : acks) {
+                TopicPartition tp = new TopicPartition(a.topic(), a.partition());
+                stream.release(tp, a.offset());
+                PartitionState p = assigned.get(tp);
+                if (p == null) {
+                    notHere.add(a);
+                    continue;
+                }
+                int[] changed = changedByTopic.computeIfAbsent(a.topic(), t -> new int[1]);
+                if (p.ack(a.offset())) {
+                    changed[0]++;
+                }
+            }
+            if (changedByTopic.isEmpty()) {
+                return notHere;
+            }
+            acked.signalAll();
+            Instant now = clock.instant();
+            changedByTopic.forEach((topic, changed) -> {
+                TopicState t = topics.get(topic);
+                if (t != null) {
+                    t.metrics.acked(changed[0]);
+                    if (t.hasTakers()) {
+                        dispatch(t, now);
+                    }
+                }
+            });
+            refillIfWanted();
+            return notHere;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

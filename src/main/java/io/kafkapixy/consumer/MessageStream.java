@@ -71,16 +71,23 @@ public final class MessageStream {
         state.credit(this, n);
     }
 
+    /** A message to ack. */
+    public record Ack(String topic, int partition, long offset) {
+    }
+
     /**
-     * Acks a message (of any delivery to any client of the group on this instance, as the unary Ack does); false
-     * when no member here holds its partition any more (its next owner offers it again).
+     * Acks messages (of any delivery to any client of the group on this instance, as the unary Ack does). Returns
+     * how many of them were of partitions no member here holds any more (their next owner offers them again).
      */
-    public boolean ack(String topic, int partition, long offset) {
-        if (state.ackFromStream(this, topic, partition, offset)) {
-            return true;
+    public int ack(List<Ack> acks) {
+        int notHeld = 0;
+        for (Ack a : state.acksFromStream(this, acks)) {
+            // a partition this member gave up may be held by another member here that is still leaving
+            if (!owner.ackHeld(group, a.topic(), a.partition(), a.offset())) {
+                notHeld++;
+            }
         }
-        // a partition this member gave up may be held by another member here that is still leaving
-        return owner.ackHeld(group, topic, partition, offset);
+        return notHeld;
     }
 
     /**

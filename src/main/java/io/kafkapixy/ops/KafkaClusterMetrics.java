@@ -157,6 +157,11 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         }
 
         @Override
+        public void acked(int n) {
+            acks.increment(n);
+        }
+
+        @Override
         public void redelivered() {
             redeliveries.increment();
         }

@@ -60,8 +60,14 @@ public final class StreamMeters {
         givenBackOnEnd.increment(givenBack);
     }
 
-    public void ack(boolean applied) {
-        (applied ? acksApplied : acksNotHeld).increment();
+    /** One request's acks: {@code applied} taken, {@code notHeld} of partitions no longer held here. */
+    public void acks(int applied, int notHeld) {
+        if (applied > 0) {
+            acksApplied.increment(applied);
+        }
+        if (notHeld > 0) {
+            acksNotHeld.increment(notHeld);
+        }
     }
 
     public void nack(boolean givenBack) {

@@ -84,16 +84,22 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
             } else if (!rq.getCluster().isEmpty() || !rq.getGroup().isEmpty() || rq.getTopicsCount() > 0) {
                 throw PixyException.badRequest("only the first request of a stream subscribes");
             }
-            if (rq.getCredits() > 0) {
-                grant(rq.getCredits());
-            }
-            for (MessageRef ack : rq.getAcksList()) {
-                meters.ack(stream.ack(topic(ack), partition(ack), offset(ack)));
+            // acks and nacks first: room they make under max_pending_messages is filled by the credits in one round
+            if (rq.getAcksCount() > 0) {
+                List<MessageStream.Ack> acks = new ArrayList<>(rq.getAcksCount());
+                for (MessageRef ack : rq.getAcksList()) {
+                    acks.add(new MessageStream.Ack(topic(ack), partition(ack), offset(ack)));
+                }
+                int notHeld = stream.ack(acks);
+                meters.acks(acks.size() - notHeld, notHeld);
             }
             for (Nack nack : rq.getNacksList()) {
                 MessageRef m = nack.getMessage();
                 meters.nack(stream.nack(topic(m), partition(m), offset(m),
                         Duration.ofMillis(Integer.toUnsignedLong(nack.getDelayMs()))));
+            }
+            if (rq.getCredits() > 0) {
+                grant(rq.getCredits());
             }
         } catch (PixyException e) {
             end(e);
