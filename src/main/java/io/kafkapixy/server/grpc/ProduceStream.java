@@ -25,7 +25,13 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
     private final java.util.concurrent.atomic.LongAdder open;
     // guarded by this
     private int unanswered;
+    /** Messages answered whose place the client has not been given again yet. */
     private int deferredRequests;
+    /**
+     * Places are given back this many at a time: each request(n) is a task on the connection's event loop, so one per
+     * answer cost as much as the answer's write. A sixteenth of the limit keeps the client's window mostly open.
+     */
+    private final int requestBatch;
     private boolean halfClosed;
     private boolean ended;
 
@@ -38,6 +44,7 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
         out.disableAutoRequest();
         out.setOnReadyHandler(this::onReady);
         out.setOnCancelHandler(this::cancelled);
+        this.requestBatch = Math.max(1, maxUnanswered / 16);
         out.request(maxUnanswered);
     }
 
@@ -93,11 +100,13 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
         if (halfClosed && unanswered == 0) {
             end();
             out.onCompleted();
-        } else if (out.isReady()) {
-            out.request(1);
         } else {
-            // the client is not reading its answers: take its next message once it does
             deferredRequests++;
+            // while the client does not read its answers, its next messages wait until it does (onReady)
+            if (deferredRequests >= requestBatch && out.isReady()) {
+                out.request(deferredRequests);
+                deferredRequests = 0;
+            }
         }
     }
 
