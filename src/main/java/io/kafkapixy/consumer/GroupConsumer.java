@@ -111,6 +111,8 @@ final class GroupConsumer {
         synchronized (this) {
             if (!started) {
                 started = true;
+                // no owning thread will close the state: streams attached meanwhile end here
+                state.close(PixyException.shuttingDown());
                 onDone.run();
             }
         }

@@ -172,6 +172,7 @@ final class GroupState {
             }
             boolean changed = p.ack(offset);
             acked.signalAll();
+            releaseEverywhere(p.tp, offset);
             TopicState t = topics.get(topic);
             if (t != null) {
                 if (changed) {
@@ -255,12 +256,18 @@ final class GroupState {
         });
     }
 
+    /** What became of a stream's acks: those of partitions not held here, and how many were not out with a client. */
+    record StreamAcks(List<MessageStream.Ack> elsewhere, int ignored) {
+    }
+
     /**
-     * Acks through a stream, all under one hold of the lock: as {@link #ack} each, and the stream no longer holds
-     * them; one dispatch per topic at the end. Returns the acks of partitions not held here.
+     * Acks through a stream, all under one hold of the lock: as {@link #ack} each, with one dispatch per topic at the
+     * end; but only of messages out with a client, so a stray ack (a default partition 0, offset 0) cannot mark a
+     * message nobody has seen as done.
      */
-    List<MessageStream.Ack> acksFromStream(MessageStream stream, List<MessageStream.Ack> acks) {
+    StreamAcks acksFromStream(MessageStream stream, List<MessageStream.Ack> acks) {
         List<MessageStream.Ack> notHere = new ArrayList<>(0);
+        int ignored = 0;
         lock.lock();
         try {
             Map<String, int[]> changedByTopic = new HashMap<>(2);
@@ -272,13 +279,18 @@ final class GroupState {
                     notHere.add(a);
                     continue;
                 }
+                if (!p.isOffered(a.offset())) {
+                    ignored++;
+                    continue;
+                }
                 int[] changed = changedByTopic.computeIfAbsent(a.topic(), t -> new int[1]);
                 if (p.ack(a.offset())) {
                     changed[0]++;
                 }
+                releaseEverywhere(tp, a.offset());
             }
             if (changedByTopic.isEmpty()) {
-                return notHere;
+                return new StreamAcks(notHere, ignored);
             }
             acked.signalAll();
             Instant now = clock.instant();
@@ -292,9 +304,19 @@ final class GroupState {
                 }
             });
             refillIfWanted();
-            return notHere;
+            return new StreamAcks(notHere, ignored);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Under the lock: an acked message is held by no stream any more, whichever client acked it. */
+    private void releaseEverywhere(TopicPartition tp, long offset) {
+        TopicState t = topics.get(tp.topic());
+        if (t != null) {
+            for (MessageStream s : t.streams()) {
+                s.release(tp, offset);
+            }
         }
     }
 
@@ -303,6 +325,11 @@ final class GroupState {
      * it or its partition is no longer here.
      */
     boolean nack(MessageStream stream, TopicPartition tp, long offset, Duration delay) {
+        if (delay.compareTo(config.ackTimeout()) > 0) {
+            // a longer one would hold a revoked partition (and the group's rebalance) waiting for it
+            throw PixyException.badRequest("a nack's delay_ms (" + delay.toMillis()
+                    + ") must not be longer than consumer.ack_timeout (" + config.ackTimeout().toMillis() + " ms)");
+        }
         return locked(() -> {
             int attempt = stream.release(tp, offset);
             PartitionState p = assigned.get(tp);
@@ -333,6 +360,15 @@ final class GroupState {
             stream.ended = true;
             Instant now = clock.instant();
             int givenBack = 0;
+            for (ConsumedMessage m : stream.unsent) {
+                TopicPartition tp = new TopicPartition(m.topic(), m.partition());
+                PartitionState p = assigned.get(tp);
+                if (stream.release(tp, m.offset()) == m.attempt() && p != null && p.undoOffer(m.offset(),
+                        m.attempt(), now)) {
+                    givenBack++;
+                }
+            }
+            stream.unsent.clear();
             for (var held : stream.held.entrySet()) {
                 PartitionState p = assigned.get(held.getKey());
                 if (p == null) {

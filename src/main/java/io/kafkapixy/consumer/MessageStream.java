@@ -1,6 +1,7 @@
 package io.kafkapixy.consumer;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,14 @@ public final class MessageStream {
         /** A message for the client; one credit was spent on it. It may wait for {@link #flush()}. */
         void deliver(ConsumedMessage message);
 
-        /** Sends what {@link #deliver} was given; called after each round of hand-outs. */
-        void flush();
+        /**
+         * Sends what {@link #deliver} was given; called after each round of hand-outs. False when it could not (the
+         * stream is ending): those messages never reached the client.
+         */
+        boolean flush();
+
+        /** Whether the client takes what is sent now; while not, the stream gets nothing (see {@link #resume()}). */
+        boolean ready();
 
         /**
          * The proxy ended the stream (shutting down, the member failed, a topic refused); called once, never after
@@ -51,8 +58,10 @@ public final class MessageStream {
     /** No more messages: the group member is shutting down (acks are still taken). */
     boolean draining;
     boolean ended;
-    /** Messages taken and not flushed to the sink yet. */
-    private boolean unflushed;
+    /** Messages taken since the last flush to the sink. */
+    private final List<ConsumedMessage> unflushed = new ArrayList<>();
+    /** Messages taken that the sink could not send: given back as never delivered. */
+    final List<ConsumedMessage> unsent = new ArrayList<>(0);
 
     MessageStream(Consumers owner, String group, List<String> topics, long maxCredits, Sink sink) {
         this.owner = owner;
@@ -76,12 +85,14 @@ public final class MessageStream {
     }
 
     /**
-     * Acks messages (of any delivery to any client of the group on this instance, as the unary Ack does). Returns
-     * how many of them were of partitions no member here holds any more (their next owner offers them again).
+     * Acks messages out with clients of the group (of any delivery to any client of the group on this instance, as
+     * the unary Ack does). Returns how many were not taken: of partitions no member here holds any more (their next
+     * owner offers them again), or of messages not out with a client (never offered, acked already).
      */
     public int ack(List<Ack> acks) {
-        int notHeld = 0;
-        for (Ack a : state.acksFromStream(this, acks)) {
+        GroupState.StreamAcks result = state.acksFromStream(this, acks);
+        int notHeld = result.ignored();
+        for (Ack a : result.elsewhere()) {
             // a partition this member gave up may be held by another member here that is still leaving
             if (!owner.ackHeld(group, a.topic(), a.partition(), a.offset())) {
                 notHeld++;
@@ -94,6 +105,8 @@ public final class MessageStream {
      * Gives back a message this stream was handed: it is offered again (to this stream or another client) after
      * {@code delay} instead of after {@code ack_timeout}. False when this stream does not hold it (acked, given back
      * already, delivered again since, or its partition gone).
+     *
+     * @throws PixyException {@code delay} is longer than {@code consumer.ack_timeout}
      */
     public boolean nack(String topic, int partition, long offset, Duration delay) {
         return state.nack(this, new TopicPartition(topic, partition), offset, delay);
@@ -113,7 +126,7 @@ public final class MessageStream {
     }
 
     boolean wants() {
-        return credits > 0 && !draining && !ended;
+        return credits > 0 && !draining && !ended && sink.ready();
     }
 
     /** Under the group's lock: checks the limit, then adds. */
@@ -140,15 +153,21 @@ public final class MessageStream {
         }
         offsets.put(m.offset(), m.attempt());
         sink.deliver(m);
-        boolean first = !unflushed;
-        unflushed = true;
-        return first;
+        unflushed.add(m);
+        return unflushed.size() == 1;
     }
 
     /** Under the group's lock: sends what was taken since the last flush. */
     void flush() {
-        unflushed = false;
-        sink.flush();
+        if (!sink.flush()) {
+            unsent.addAll(unflushed);
+        }
+        unflushed.clear();
+    }
+
+    /** The client reads again (see {@link Sink#ready()}): serve it what is ready. */
+    public void resume() {
+        state.credit(this, 0);
     }
 
     /** Under the group's lock: the delivery attempt this stream holds of that message, or -1; no longer held. */

@@ -186,6 +186,19 @@ final class PartitionState {
         return tracker.reschedule(offset, attempt - 1, due.minusNanos(1));
     }
 
+    /**
+     * A message handed out as delivery {@code attempt} never reached its client: offered again at once as the same
+     * attempt, not counted as a retry. Returns whether it will be.
+     */
+    boolean undoOffer(long offset, int attempt, Instant now) {
+        return offered.containsKey(offset) && tracker.reschedule(offset, attempt - 1, now.minusNanos(1), true);
+    }
+
+    /** Whether the message at {@code offset} is out with a client, awaiting its ack. */
+    boolean isOffered(long offset) {
+        return offered.containsKey(offset);
+    }
+
     /** Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). */
     boolean ack(long offset) {
         offered.remove(offset);

@@ -32,8 +32,8 @@ public final class OffsetTracker {
     private int rangeCount;
     private final ArrayList<Offer> offers = new ArrayList<>();
     /**
-     * Offers never retried whose deadline {@link #reschedule} moved: while there are any, the deadlines of
-     * never-retried offers are not in offset order, and {@link #nextRetry} looks at every offer.
+     * Offers whose deadline {@link #reschedule} moved, until they are retried or gone: while there are any, deadlines
+     * are not in offset order, and {@link #nextRetry} looks at every offer.
      */
     private final HashSet<Long> rescheduled = new HashSet<>();
 
@@ -213,7 +213,7 @@ public final class OffsetTracker {
             if (o.deadline().isBefore(now)) {
                 Offer retried = new Offer(o.offset(), o.retryNo() + 1, now.plus(ackTimeout));
                 offers.set(i, retried);
-                if (o.retryNo() == 0 && !rescheduled.isEmpty()) {
+                if (!rescheduled.isEmpty()) {
                     rescheduled.remove(o.offset());
                 }
                 return Optional.of(retried);
@@ -233,6 +233,14 @@ public final class OffsetTracker {
      * @return whether the offer was there and moved
      */
     public boolean reschedule(long o, int retryNo, Instant due) {
+        return reschedule(o, retryNo, due, false);
+    }
+
+    /**
+     * As {@link #reschedule(long, int, Instant)}; with {@code undo} the delivery never reached a client, so it does
+     * not count: the retry due at {@code due} gets the {@code retryNo} this offer has now.
+     */
+    public boolean reschedule(long o, int retryNo, Instant due, boolean undo) {
         int i = lowerBound(o);
         if (i >= offers.size() || offers.get(i).offset() != o) {
             return false;
@@ -241,10 +249,8 @@ public final class OffsetTracker {
         if (retryNo >= 0 && offer.retryNo() != retryNo) {
             return false;
         }
-        offers.set(i, new Offer(o, offer.retryNo(), due));
-        if (offer.retryNo() == 0) {
-            rescheduled.add(o);
-        }
+        offers.set(i, new Offer(o, undo ? offer.retryNo() - 1 : offer.retryNo(), due));
+        rescheduled.add(o);
         return true;
     }
 

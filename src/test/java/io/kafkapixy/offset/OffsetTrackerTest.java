@@ -416,14 +416,14 @@ class OffsetTrackerTest {
     }
 
     @Test
-    void anAckedRescheduledOfferLeavesTheScanInOrderAgain() {
+    void anUndoneOfferIsRetriedAsTheSameDeliveryAtOnce() {
         OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(30));
         tracker.onOffered(0, at(0));
-        tracker.onOffered(1, at(10));
-        tracker.reschedule(1, 0, at(20));
-        tracker.onAcked(1);
+        tracker.onOffered(1, at(0));
 
-        assertThat(tracker.nextRetry(at(25)), is(Optional.empty()));
-        assertThat(tracker.offers(), contains(new Offer(0, 0, at(30_000))));
+        assertThat(tracker.reschedule(1, 0, at(10), true), is(true));
+
+        assertThat("found behind an offer that is not due", tracker.nextRetry(at(11)),
+                is(Optional.of(new Offer(1, 0, at(30_011)))));
     }
 }

@@ -6,9 +6,11 @@ import java.util.List;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.kafkapixy.config.LimitsConfig;
+import io.kafkapixy.stream.v1.ConsumeRequest;
 import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.Scrape;
 import io.kafkapixy.testing.StreamConsumer;
 import io.kafkapixy.testing.TestKafka;
 import io.kafkapixy.testing.TestKafka.Waits;
@@ -19,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Streaming Consume at the instance's edges: the limit on open streams, and graceful shutdown. */
+/** Streaming Consume at the instance's edges: the limit on open streams, a client that stops reading, graceful shutdown. */
 @Timeout(180)
 class StreamConsumeDrainTest {
 
@@ -82,10 +84,11 @@ class StreamConsumeDrainTest {
         // the application alone: the test's channel stays open to see the stream end
         Thread closing = Thread.ofVirtual().start(() -> pixy.app().close());
         try {
-            // once a unary consume of the group is refused, its member is shutting down
+            // once a unary consume is refused, the members are shutting down (another group: nothing taken or acked)
             Waits.until(WAIT, "consumers shutting down", () -> {
                 try {
-                    pixy.grpc().consumeNAck(ConsNAckRq.newBuilder().setGroup(group).setTopic(topic).build());
+                    pixy.grpc().consumeNAck(ConsNAckRq.newBuilder().setGroup(group + "-probe").setTopic(topic)
+                            .setNoAck(true).build());
                     return false;
                 } catch (StatusRuntimeException e) {
                     return e.getStatus().getCode() == Status.Code.UNAVAILABLE;
@@ -106,6 +109,74 @@ class StreamConsumeDrainTest {
         } finally {
             closing.join();
             pixy.channel().shutdownNow();
+        }
+    }
+
+    @Test
+    void aClientThatStopsReadingIsSentNoMoreThanAFewMebibytes() throws Exception {
+        String group = "g-slowreader";
+        TestKafka kafka = TestKafka.get();
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("streamd"), 1);
+        String value = "v".repeat(50 * 1024);
+        int count = 300;
+        for (int i = 0; i < count; i++) {
+            kafka.produce(topic, 0, "k" + i, value);
+        }
+        kafka.commit(group, topic, 0, 0, "");
+        // max_pending_messages (300) lets all 300 out unacked: only the client's reading holds them back
+        try (RunningPixy pixy = start(kafka, "kp_streamslow", 10)) {
+            java.util.function.Supplier<Double> sentTotal = () -> Scrape.parse(pixy.get("/metrics").body())
+                    .value("kafkapixy_stream_messages_total");
+            double before = sentTotal.get();
+            java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+            @SuppressWarnings("unchecked")
+            io.grpc.stub.ClientCallStreamObserver<ConsumeRequest>[] requests = new io.grpc.stub.ClientCallStreamObserver[1];
+            io.kafkapixy.stream.v1.PixyStreamGrpc.newStub(pixy.channel()).consume(
+                    new io.grpc.stub.ClientResponseObserver<ConsumeRequest, io.kafkapixy.stream.v1.ConsumeResponse>() {
+                        @Override
+                        public void beforeStart(io.grpc.stub.ClientCallStreamObserver<ConsumeRequest> r) {
+                            // reads one response, then nothing until told
+                            r.disableAutoRequestWithInitial(1);
+                            requests[0] = r;
+                        }
+
+                        @Override
+                        public void onNext(io.kafkapixy.stream.v1.ConsumeResponse rs) {
+                            got.addAndGet(rs.getMessagesCount());
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            ended.complete(null);
+                        }
+
+                        @Override
+                        public void onCompleted() {
+                            ended.complete(null);
+                        }
+                    });
+            requests[0].onNext(ConsumeRequest.newBuilder().setGroup(group).addTopics(topic).setCredits(4000).build());
+
+            Waits.until(WAIT, "the first response", () -> got.get() > 0);
+            // the server sends while the connection's window and its 2 MiB threshold take it, then stops
+            double[] last = {-1};
+            Waits.until(WAIT, "sending stopped", () -> {
+                double sent = sentTotal.get() - before;
+                boolean stable = sent == last[0];
+                last[0] = sent;
+                return stable;
+            });
+            assertTrue(last[0] < count / 2, "stopped after " + last[0] + " of " + count + " 50 KiB messages");
+
+            requests[0].request(Integer.MAX_VALUE);
+            try {
+                Waits.until(WAIT, "everything once the client reads", () -> got.get() == count);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": got " + got.get() + ", sent "
+                        + (sentTotal.get() - before) + ", stopped at " + last[0], e);
+        }
+        requests[0].cancel("done", null);
         }
     }
 }

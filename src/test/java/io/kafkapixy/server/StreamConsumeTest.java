@@ -198,6 +198,34 @@ class StreamConsumeTest {
     }
 
     @Test
+    void anAckOfAMessageNotOutWithAClientIsDropped() throws Exception {
+        String group = "g-stray";
+        String topic = topicWithMessages(group, 1, 3);
+        StreamConsumer stream = open(group, topic, 1);
+        assertEquals(0, stream.take(WAIT).getOffset());
+        // offset 1 was never sent: acking it must not make the group skip it
+        stream.send(ConsumeRequest.newBuilder().addAcks(MessageRef.newBuilder().setPartition(0).setOffset(1)).build());
+        stream.credit(1);
+        assertEquals(1, stream.take(WAIT).getOffset());
+        stream.cancel();
+    }
+
+    @Test
+    void aNackDelayLongerThanTheAckTimeoutEndsTheStream() throws Exception {
+        String group = "g-longnack";
+        String topic = topicWithMessages(group, 1, 1);
+        StreamConsumer stream = open(group, topic, 1);
+        Message m = stream.take(WAIT);
+        stream.nack(m, (int) ACK_TIMEOUT.toMillis() + 1);
+        assertStatus(stream, Status.Code.INVALID_ARGUMENT, "a nack's delay_ms (" + (ACK_TIMEOUT.toMillis() + 1)
+                + ") must not be longer than consumer.ack_timeout (" + ACK_TIMEOUT.toMillis() + " ms)");
+        // what it held went back at once
+        StreamConsumer other = open(group, topic, 1);
+        assertEquals(m.getOffset(), other.take(WAIT).getOffset());
+        other.cancel();
+    }
+
+    @Test
     void whatAnEndedStreamHeldGoesAtOnceToAnotherStream() throws Exception {
         String group = "g-end";
         String topic = topicWithMessages(group, 4, 3);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -69,6 +70,19 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         this.meters = meters;
         open.increment();
         out.setOnCancelHandler(() -> end(null));
+        // a stream whose client does not read gets nothing more once this much waits to be sent (one full batch
+        // and the next): its memory is bounded whatever its credits
+        out.setOnReadyThreshold(2 * MAX_BATCH_BYTES);
+        out.setOnReadyHandler(() -> {
+            MessageStream s = stream;
+            if (s != null && !isEnded()) {
+                s.resume();
+            }
+        });
+    }
+
+    private synchronized boolean isEnded() {
+        return ended;
     }
 
     @Override
@@ -98,8 +112,9 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
                 meters.nack(stream.nack(topic(m), partition(m), offset(m),
                         Duration.ofMillis(Integer.toUnsignedLong(nack.getDelayMs()))));
             }
-            if (rq.getCredits() > 0) {
-                grant(rq.getCredits());
+            long credits = Integer.toUnsignedLong(rq.getCredits());
+            if (credits > 0) {
+                grant(credits);
             }
         } catch (PixyException e) {
             end(e);
@@ -128,6 +143,10 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
 
     private void grant(long n) {
         synchronized (this) {
+            if (ended) {
+                // ended by the proxy meanwhile: its unspent credits are off the gauge already
+                return;
+            }
             // counted before the stream can spend them, so the gauge of unspent credits never goes below zero; if
             // they are refused, the stream ends and takes its unspent credits off the gauge
             granted += n;
@@ -222,6 +241,8 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         public void deliver(ConsumedMessage m) {
             Message message = message(m);
             int size = message.getSerializedSize();
+            // the field's tag and length prefix in the response
+            size += CodedOutputStream.computeTagSize(1) + CodedOutputStream.computeUInt32SizeNoTag(size);
             if (batch.getMessagesCount() > 0 && batchBytes + size > MAX_BATCH_BYTES) {
                 flush();
             }
@@ -230,22 +251,28 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         }
 
         @Override
-        public void flush() {
+        public boolean flush() {
             if (batch.getMessagesCount() == 0) {
-                return;
+                return true;
             }
             ConsumeResponse rs = batch.build();
             batch = ConsumeResponse.newBuilder();
             batchBytes = 0;
             synchronized (ConsumeStream.this) {
                 if (ended) {
-                    // the stream is being ended: the messages are held and given back with the rest
-                    return;
+                    // the stream is being ended: they are given back as never delivered
+                    return false;
                 }
                 sent += rs.getMessagesCount();
                 meters.sent(rs.getMessagesCount());
                 out.onNext(rs);
+                return true;
             }
+        }
+
+        @Override
+        public boolean ready() {
+            return out.isReady();
         }
 
         @Override

@@ -189,6 +189,11 @@ final class StrictRequestParsing {
         }
 
         @Override
+        public void setOnReadyThreshold(int numBytes) {
+            call.setOnReadyThreshold(numBytes);
+        }
+
+        @Override
         public void setMessageCompression(boolean enabled) {
             call.setMessageCompression(enabled);
         }
