@@ -273,7 +273,7 @@ final class GroupState {
             Map<String, int[]> changedByTopic = new HashMap<>(2);
             for (MessageStream.Ack a : acks) {
                 TopicPartition tp = new TopicPartition(a.topic(), a.partition());
-                stream.release(tp, a.offset());
+                int attempt = stream.release(tp, a.offset());
                 PartitionState p = assigned.get(tp);
                 if (p == null) {
                     notHere.add(a);
@@ -287,7 +287,10 @@ final class GroupState {
                 if (p.ack(a.offset())) {
                     changed[0]++;
                 }
-                releaseEverywhere(tp, a.offset());
+                if (attempt != 1) {
+                    // a first delivery went to this stream alone; a later one may have gone to others before it
+                    releaseEverywhere(tp, a.offset());
+                }
             }
             if (changedByTopic.isEmpty()) {
                 return new StreamAcks(notHere, ignored);

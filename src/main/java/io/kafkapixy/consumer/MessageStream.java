@@ -24,8 +24,11 @@ public final class MessageStream {
     /** Where the stream's messages go. Called under the group's lock: must not block. */
     public interface Sink {
 
-        /** A message for the client; one credit was spent on it. It may wait for {@link #flush()}. */
-        void deliver(ConsumedMessage message);
+        /**
+         * A message for the client; one credit was spent on it. It may wait for {@link #flush()}. True when the
+         * messages delivered before it were sent just now (a batch full), so that only this one still waits.
+         */
+        boolean deliver(ConsumedMessage message);
 
         /**
          * Sends what {@link #deliver} was given; called after each round of hand-outs. False when it could not (the
@@ -58,7 +61,9 @@ public final class MessageStream {
     /** No more messages: the group member is shutting down (acks are still taken). */
     boolean draining;
     boolean ended;
-    /** Messages taken since the last flush to the sink. */
+    /** A message was taken since the last {@link #flush()}. */
+    private boolean flushPending;
+    /** Messages taken and not sent yet by the sink. */
     private final List<ConsumedMessage> unflushed = new ArrayList<>();
     /** Messages taken that the sink could not send: given back as never delivered. */
     final List<ConsumedMessage> unsent = new ArrayList<>(0);
@@ -152,13 +157,18 @@ public final class MessageStream {
             owner.markServed(group, m.topic(), m.partition());
         }
         offsets.put(m.offset(), m.attempt());
-        sink.deliver(m);
+        if (sink.deliver(m)) {
+            unflushed.clear();
+        }
         unflushed.add(m);
-        return unflushed.size() == 1;
+        boolean first = !flushPending;
+        flushPending = true;
+        return first;
     }
 
     /** Under the group's lock: sends what was taken since the last flush. */
     void flush() {
+        flushPending = false;
         if (!sink.flush()) {
             unsent.addAll(unflushed);
         }

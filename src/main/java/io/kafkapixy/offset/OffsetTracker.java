@@ -213,7 +213,8 @@ public final class OffsetTracker {
             if (o.deadline().isBefore(now)) {
                 Offer retried = new Offer(o.offset(), o.retryNo() + 1, now.plus(ackTimeout));
                 offers.set(i, retried);
-                if (!rescheduled.isEmpty()) {
+                // an undone first delivery comes back as retryNo 0 with a deadline out of order: it stays in the set
+                if (retried.retryNo() > 0 && !rescheduled.isEmpty()) {
                     rescheduled.remove(o.offset());
                 }
                 return Optional.of(retried);

@@ -416,6 +416,17 @@ class OffsetTrackerTest {
     }
 
     @Test
+    void anUndoneFirstDeliveryRetriedLateDoesNotHideOffersDueBeforeIt() {
+        OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(30));
+        tracker.onOffered(5, at(0));
+        tracker.onOffered(6, at(0));
+        tracker.reschedule(5, 0, at(10), true);
+        assertThat(tracker.nextRetry(at(20_000)), is(Optional.of(new Offer(5, 0, at(50_000)))));
+
+        assertThat(tracker.nextRetry(at(30_001)), is(Optional.of(new Offer(6, 1, at(60_001)))));
+    }
+
+    @Test
     void anUndoneOfferIsRetriedAsTheSameDeliveryAtOnce() {
         OffsetTracker tracker = new OffsetTracker(0, "", Duration.ofSeconds(30));
         tracker.onOffered(0, at(0));

@@ -238,16 +238,18 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         private int batchBytes;
 
         @Override
-        public void deliver(ConsumedMessage m) {
+        public boolean deliver(ConsumedMessage m) {
             Message message = message(m);
             int size = message.getSerializedSize();
             // the field's tag and length prefix in the response
             size += CodedOutputStream.computeTagSize(1) + CodedOutputStream.computeUInt32SizeNoTag(size);
+            boolean sentBefore = false;
             if (batch.getMessagesCount() > 0 && batchBytes + size > MAX_BATCH_BYTES) {
-                flush();
+                sentBefore = flush();
             }
             batch.addMessages(message);
             batchBytes += size;
+            return sentBefore;
         }
 
         @Override
@@ -272,7 +274,10 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
 
         @Override
         public boolean ready() {
-            return out.isReady();
+            synchronized (ConsumeStream.this) {
+                // a stream being ended is fed nothing more
+                return !ended && out.isReady();
+            }
         }
 
         @Override
