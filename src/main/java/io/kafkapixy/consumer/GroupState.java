@@ -107,13 +107,7 @@ final class GroupState {
                 }
                 return null;
             }
-            TopicState t = topics.get(topic);
-            if (t == null) {
-                t = new TopicState(topic, arrival, metrics.topic(group, topic));
-                topics.put(topic, t);
-                // a topic to subscribe to: the owning thread should not sit out its wait
-                wakeOwner();
-            }
+            TopicState t = subscribed(topic, arrival);
             WaitingRequest r;
             try {
                 r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck);
@@ -127,6 +121,18 @@ final class GroupState {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under the lock: the topic's state, made (and the owning thread woken to subscribe to it) when it is new here. */
+    private TopicState subscribed(String topic, Instant now) {
+        TopicState t = topics.get(topic);
+        if (t == null) {
+            t = new TopicState(topic, now, metrics.topic(group, topic));
+            topics.put(topic, t);
+            // a topic to subscribe to: the owning thread should not sit out its wait
+            wakeOwner();
+        }
+        return t;
     }
 
     /** Under the lock: serves the topic's parked requests from its partitions while the gate is open. */
@@ -223,13 +229,7 @@ final class GroupState {
             }
             Instant now = clock.instant();
             for (String topic : stream.topics) {
-                TopicState t = topics.get(topic);
-                if (t == null) {
-                    t = new TopicState(topic, now, metrics.topic(group, topic));
-                    topics.put(topic, t);
-                    wakeOwner();
-                }
-                t.addStream(stream);
+                subscribed(topic, now).addStream(stream);
             }
             stream.state = this;
             return true;

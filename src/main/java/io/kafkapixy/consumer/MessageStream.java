@@ -47,6 +47,7 @@ public final class MessageStream {
     }
 
     final String group;
+    /** The topics it consumes, each once, in the order subscribed. */
     final List<String> topics;
     final Sink sink;
     private final Consumers owner;
@@ -125,11 +126,6 @@ public final class MessageStream {
         return state.detach(this, null);
     }
 
-    /** Credits not spent yet, under the group's lock. */
-    long credits() {
-        return credits;
-    }
-
     boolean wants() {
         return credits > 0 && !draining && !ended && sink.ready();
     }
@@ -173,6 +169,11 @@ public final class MessageStream {
             unsent.addAll(unflushed);
         }
         unflushed.clear();
+    }
+
+    /** The topics this stream consumes. */
+    public List<String> topics() {
+        return topics;
     }
 
     /** The client reads again (see {@link Sink#ready()}): serve it what is ready. */

@@ -102,8 +102,9 @@ final class TopicState {
         if (n == 0) {
             return;
         }
-        // streams that took messages in this round: each sends them together at its end
-        List<MessageStream> took = new ArrayList<>(Math.min(n, 4));
+        // streams that took messages in this round: each sends them together at its end (made at the first take:
+        // most rounds, e.g. one per ack, hand out nothing)
+        List<MessageStream> took = null;
         try {
             // stops after a full turn in which no stream wanted a message, or when there is none to give
             for (int passed = 0; passed < n; ) {
@@ -121,12 +122,17 @@ final class TopicState {
                     return;
                 }
                 if (s.take(m)) {
+                    if (took == null) {
+                        took = new ArrayList<>(Math.min(n, 4));
+                    }
                     took.add(s);
                 }
                 passed = 0;
             }
         } finally {
-            took.forEach(MessageStream::flush);
+            if (took != null) {
+                took.forEach(MessageStream::flush);
+            }
         }
     }
 

@@ -52,7 +52,6 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
     private final StreamMeters meters;
     /** Set by the first request, on the call's executor; read by later requests and by the end, on the same. */
     private volatile MessageStream stream;
-    private List<String> topics = List.of();
     private boolean holdsSlot;
     // guarded by this
     private boolean ended;
@@ -137,8 +136,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
             throw PixyException.tooManyStreams(maxStreams);
         }
         holdsSlot = true;
-        topics = List.copyOf(names);
-        stream = proxy.consumers().openStream(rq.getGroup(), topics, maxCredits, new Sink());
+        stream = proxy.consumers().openStream(rq.getGroup(), List.copyOf(names), maxCredits, new Sink());
     }
 
     private void grant(long n) {
@@ -158,6 +156,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
 
     /** The topic an ack or nack names; empty names the stream's topic when it has one. */
     private String topic(MessageRef m) {
+        List<String> topics = stream.topics();
         if (m.getTopic().isEmpty() && topics.size() == 1) {
             return topics.getFirst();
         }
