@@ -54,6 +54,11 @@ final class ConsumerSettings {
                 (int) c.sessionTimeout().toMillis());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
                 (int) heartbeatInterval(c.sessionTimeout()).toMillis());
+        // A member per group, and an instance may serve hundreds of groups: no JMX bean per client metric (the
+        // proxy's own meters are on /metrics) and no client telemetry pushed to the brokers. Registering the beans
+        // was a tenth of a new group's CPU and kept the platform MBean server's lock busy while groups joined.
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_METRICS_PUSH_CONFIG, false);
         return s;
     }
 

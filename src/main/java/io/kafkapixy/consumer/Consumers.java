@@ -9,12 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Function;
 
 import io.kafkapixy.admin.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
@@ -31,7 +32,8 @@ public final class Consumers implements AutoCloseable {
     private static final Duration LEAVE_TIMEOUT = Duration.ofSeconds(90);
 
     private final ConsumerConfig config;
-    private final Map<String, Object> kafkaCommon;
+    /** Makes the {@code KafkaConsumer} of a new member of the named group. */
+    private final Function<String, Consumer<byte[], byte[]>> kafkaFactory;
     private final OffsetStore committedOffsets;
     private final Membership.Factory memberships;
     private final Clock clock;
@@ -39,7 +41,8 @@ public final class Consumers implements AutoCloseable {
     private final ParkedLimit parked;
     private final GroupGuard guard;
     /** Answers parked requests at their deadlines; one thread for all groups of the cluster. */
-    private final ScheduledThreadPoolExecutor deadlines;
+    private final Deadlines deadlines;
+    private final StartGate starts;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
@@ -75,17 +78,34 @@ public final class Consumers implements AutoCloseable {
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
                      Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics, ParkedLimit parked,
                      Clock clock) {
+        this(config, kafkaFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, parked, clock,
+                Deadlines.onThread("consume-deadlines", clock), StartGate.process());
+    }
+
+    /** As the public constructor, with the consumers, the deadlines' timer and the start gate given (tests). */
+    Consumers(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
+              OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
+              ParkedLimit parked, Clock clock, Deadlines deadlines, StartGate starts) {
         this.config = config;
         this.guard = guard;
-        this.deadlines = new ScheduledThreadPoolExecutor(1, Thread.ofPlatform().name("consume-deadlines").daemon()
-                .factory());
-        this.deadlines.setRemoveOnCancelPolicy(true);
+        this.deadlines = deadlines;
+        this.starts = starts;
         this.parked = parked;
         this.metrics = metrics;
         this.memberships = memberships;
-        this.kafkaCommon = Map.copyOf(kafkaCommon);
+        this.kafkaFactory = kafkaFactory;
         this.committedOffsets = committedOffsets;
         this.clock = clock;
+    }
+
+    private static Function<String, Consumer<byte[], byte[]>> kafkaFactory(ConsumerConfig config,
+                                                                           Map<String, Object> kafkaCommon) {
+        Map<String, Object> common = Map.copyOf(kafkaCommon);
+        return group -> {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.putAll(ConsumerSettings.of(config, group));
+            return new KafkaConsumer<>(settings);
+        };
     }
 
     /**
@@ -234,11 +254,8 @@ public final class Consumers implements AutoCloseable {
                 return current;
             }
             GroupConsumer[] created = new GroupConsumer[1];
-            created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> {
-                Map<String, Object> settings = new HashMap<>(kafkaCommon);
-                settings.putAll(ConsumerSettings.of(config, name));
-                return new KafkaConsumer<>(settings);
-            }, memberships, metrics, memberships.revokeWaitLimit(), () -> forget(name, created[0]));
+            created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> kafkaFactory.apply(name),
+                    memberships, metrics, memberships.revokeWaitLimit(), starts, () -> forget(name, created[0]));
             live.computeIfAbsent(name, k -> new Members()).consumers.add(created[0]);
             return created[0];
         });

@@ -3,9 +3,6 @@ package io.kafkapixy.consumer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.kafkapixy.admin.OffsetStore;
@@ -35,16 +32,17 @@ final class GroupConsumer {
 
     /**
      * @param revokeWaitLimit how long a revoked partition may wait for acks at most (null: only the acks' deadlines)
+     * @param starts          where the member waits for its turn to do the work of starting
      * @param onDone          called once the member has left (or was shut down before it started)
      */
     GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
                   Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships,
-                  ConsumerMetrics metrics, Duration revokeWaitLimit, Runnable onDone) {
+                  ConsumerMetrics metrics, Duration revokeWaitLimit, StartGate starts, Runnable onDone) {
         this.clock = clock;
         this.onDone = onDone;
         this.state = new GroupState(group, config, clock, metrics);
         MemberLoop loop = new MemberLoop(state, config, clock, committedOffsets, kafkaFactory, memberships, metrics,
-                revokeWaitLimit);
+                revokeWaitLimit, starts);
         this.thread = Thread.ofPlatform().name("group-" + group).daemon().unstarted(() -> {
             try {
                 loop.run();
@@ -61,7 +59,7 @@ final class GroupConsumer {
      *
      * @throws PixyException too many requests, or shutting down
      */
-    PendingConsume consume(String topic, Instant arrival, boolean autoAck, ScheduledExecutorService deadlines) {
+    PendingConsume consume(String topic, Instant arrival, boolean autoAck, Deadlines deadlines) {
         WaitingRequest r = state.park(topic, arrival, autoAck);
         if (r == null) {
             return null;
@@ -70,10 +68,9 @@ final class GroupConsumer {
             startOnce();
         }
         if (!r.result.isDone()) {
-            long ttl = Math.max(0, Duration.between(clock.instant(), r.deadline).toNanos());
-            ScheduledFuture<?> timer = deadlines.schedule(
-                    () -> state.giveUp(topic, r, PixyException.longPollTimeout()), ttl, TimeUnit.NANOSECONDS);
-            r.result.whenComplete((m, e) -> timer.cancel(false));
+            Deadlines.Timer timer = deadlines.at(r.deadline,
+                    () -> state.giveUp(topic, r, PixyException.longPollTimeout()));
+            r.result.whenComplete((m, e) -> timer.cancel());
         }
         ConsumerMetrics.Topic meters = r.meters;
         return new PendingConsume(r.result, () -> state.giveUp(topic, r, PixyException.shuttingDown()))

@@ -44,6 +44,7 @@ final class Handover implements PartitionLifecycle {
     private final OffsetStore committedOffsets;
     private final ConsumerMetrics metrics;
     private final Duration revokeWaitLimit;
+    private final StartGate starts;
     /** Assigned partitions whose offsets could not be read yet: kept paused, retried every poll. */
     private final Set<TopicPartition> pending = new HashSet<>();
     /** Newest offsets seen when a topic was first asked for: where a group with no commit starts (§4.8). */
@@ -52,9 +53,10 @@ final class Handover implements PartitionLifecycle {
     /**
      * @param revokeWaitLimit the longest a revoked partition waits for acks; null for no limit but the acks' own
      *                        deadlines (the original's behaviour)
+     * @param starts          where looking up a topic's head and setting up assigned partitions wait their turn
      */
     Handover(String group, ConsumerConfig config, Clock clock, Consumer<byte[], byte[]> kafka, GroupState state,
-             OffsetStore committedOffsets, ConsumerMetrics metrics, Duration revokeWaitLimit) {
+             OffsetStore committedOffsets, ConsumerMetrics metrics, Duration revokeWaitLimit, StartGate starts) {
         this.group = group;
         this.config = config;
         this.clock = clock;
@@ -63,10 +65,15 @@ final class Handover implements PartitionLifecycle {
         this.committedOffsets = committedOffsets;
         this.metrics = metrics;
         this.revokeWaitLimit = revokeWaitLimit;
+        this.starts = starts;
     }
 
     @Override
     public void topicWanted(String topic) {
+        starts.through(() -> lookUpHead(topic));
+    }
+
+    private void lookUpHead(String topic) {
         try {
             List<PartitionInfo> partitions = kafka.partitionsFor(topic, HEAD_LOOKUP_TIMEOUT);
             if (partitions == null || partitions.isEmpty()) {
@@ -84,7 +91,7 @@ final class Handover implements PartitionLifecycle {
     public void assigned(Collection<TopicPartition> partitions) {
         if (!partitions.isEmpty()) {
             metrics.rebalanced(group);
-            initialize(partitions);
+            starts.through(() -> initialize(partitions));
         }
     }
 
@@ -143,7 +150,7 @@ final class Handover implements PartitionLifecycle {
     /** Tries again to set up the partitions whose offsets could not be read before. */
     void retryPending() {
         if (!pending.isEmpty()) {
-            initialize(new ArrayList<>(pending));
+            starts.through(() -> initialize(new ArrayList<>(pending)));
         }
     }
 

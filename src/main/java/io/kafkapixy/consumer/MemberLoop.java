@@ -55,6 +55,7 @@ final class MemberLoop {
     private final Membership.Factory memberships;
     private final ConsumerMetrics metrics;
     private final Duration revokeWaitLimit;
+    private final StartGate starts;
 
     private Consumer<byte[], byte[]> kafka;
     private Membership membership;
@@ -64,7 +65,7 @@ final class MemberLoop {
 
     MemberLoop(GroupState state, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
                Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships,
-               ConsumerMetrics metrics, Duration revokeWaitLimit) {
+               ConsumerMetrics metrics, Duration revokeWaitLimit, StartGate starts) {
         this.group = state.group();
         this.state = state;
         this.config = config;
@@ -74,6 +75,7 @@ final class MemberLoop {
         this.memberships = memberships;
         this.metrics = metrics;
         this.revokeWaitLimit = revokeWaitLimit;
+        this.starts = starts;
     }
 
     /** The member's whole life: open, step until no topic is wanted or shutdown, leave. */
@@ -94,8 +96,9 @@ final class MemberLoop {
 
     /** Creates the consumer and the membership. */
     void open() {
-        kafka = kafkaFactory.get();
-        handover = new Handover(group, config, clock, kafka, state, committedOffsets, metrics, revokeWaitLimit);
+        kafka = starts.through(kafkaFactory);
+        handover = new Handover(group, config, clock, kafka, state, committedOffsets, metrics, revokeWaitLimit,
+                starts);
         membership = memberships.create(group, kafka, handover);
         Instant now = clock.instant();
         nextCommit = now.plus(config.offsetsCommitInterval());

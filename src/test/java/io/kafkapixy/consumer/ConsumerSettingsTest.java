@@ -37,4 +37,12 @@ class ConsumerSettingsTest {
         assertEquals(1_200, s.get(org.apache.kafka.clients.consumer.ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals("g", s.get(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG));
     }
+
+    @Test
+    void aGroupsConsumerRegistersNoJmxBeansAndPushesNoTelemetry() {
+        Map<String, Object> s = ConsumerSettings.of(ConsumerConfig.DEFAULT, "g");
+
+        assertEquals("", s.get(org.apache.kafka.clients.consumer.ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG));
+        assertEquals(false, s.get(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_METRICS_PUSH_CONFIG));
+    }
 }

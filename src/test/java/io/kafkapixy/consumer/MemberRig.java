@@ -76,7 +76,7 @@ final class MemberRig {
             }
         };
         this.loop = new MemberLoop(state, config, clock, store, () -> kafka, KafkaMembership.factory(pauses), meters,
-                revokeWaitLimit);
+                revokeWaitLimit, StartGate.OPEN);
     }
 
     /** A topic of {@code partitions} partitions whose logs span [begin, end). */
