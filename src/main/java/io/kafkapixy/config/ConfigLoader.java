@@ -122,7 +122,8 @@ public final class ConfigLoader {
                 limitsSection.integer("max_request_line_bytes", ld.maxRequestLineBytes()),
                 limitsSection.integer("max_unanswered_produces_per_stream", ld.maxUnansweredProducesPerStream()),
                 limitsSection.integer("max_streams", ld.maxStreams()),
-                limitsSection.integer("max_credits_per_stream", ld.maxCreditsPerStream()));
+                limitsSection.integer("max_credits_per_stream", ld.maxCreditsPerStream()),
+                limitsSection.integer("max_groups", ld.maxGroups()));
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {

@@ -80,7 +80,8 @@ public final class ConfigSummary {
                 "max_request_line_bytes", c.limits().maxRequestLineBytes(),
                 "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream(),
                 "max_streams", c.limits().maxStreams(),
-                "max_credits_per_stream", c.limits().maxCreditsPerStream()));
+                "max_credits_per_stream", c.limits().maxCreditsPerStream(),
+                "max_groups", c.limits().maxGroups()));
         return root;
     }
 

@@ -20,18 +20,29 @@ package io.kafkapixy.config;
  * @param maxCreditsPerStream credits a streaming Consume call may have granted and not yet spent: a bound on the
  *                            messages one stream can have sent to it ahead of its reading (more end the stream with
  *                            RESOURCE_EXHAUSTED)
+ * @param maxGroups           consumer group members in this instance, over all clusters (one per group with live
+ *                            requests here, plus ones still leaving): each holds a {@code KafkaConsumer} with its two
+ *                            threads and buffers, so a request that would make one more gets 429 /
+ *                            RESOURCE_EXHAUSTED at once; the default fits the Deployment's 256 MiB with parked
+ *                            requests on top
  */
 public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
                            int maxRequestLineBytes, int maxUnansweredProducesPerStream, int maxStreams,
-                           int maxCreditsPerStream) {
+                           int maxCreditsPerStream, int maxGroups) {
 
     /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 20_000, 1 << 20, 1024, 1000,
-            4096);
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 5_000, 1 << 20, 1024, 1000,
+            4096, 100);
 
     /** These limits with the streams' ones changed. */
     public LimitsConfig withStreams(int unansweredProducesPerStream, int streams, int creditsPerStream) {
         return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                unansweredProducesPerStream, streams, creditsPerStream);
+                unansweredProducesPerStream, streams, creditsPerStream, maxGroups);
+    }
+
+    /** These limits with {@code max_groups} changed. */
+    public LimitsConfig withMaxGroups(int groups) {
+        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
+                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, groups);
     }
 }

@@ -38,7 +38,7 @@ public final class Consumers implements AutoCloseable {
     private final Membership.Factory memberships;
     private final Clock clock;
     private final ConsumerMetrics metrics;
-    private final ParkedLimit parked;
+    private final InstanceLimits limits;
     private final GroupGuard guard;
     /** Answers parked requests at their deadlines; one thread for all groups of the cluster. */
     private final Deadlines deadlines;
@@ -76,21 +76,21 @@ public final class Consumers implements AutoCloseable {
      *                         committed -2, "start at the oldest", as no commit at all)
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics, ParkedLimit parked,
+                     Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics, InstanceLimits limits,
                      Clock clock) {
-        this(config, kafkaFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, parked, clock,
+        this(config, kafkaFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, limits, clock,
                 Deadlines.onThread("consume-deadlines", clock), StartGate.process());
     }
 
     /** As the public constructor, with the consumers, the deadlines' timer and the start gate given (tests). */
     Consumers(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
               OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
-              ParkedLimit parked, Clock clock, Deadlines deadlines, StartGate starts) {
+              InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts) {
         this.config = config;
         this.guard = guard;
         this.deadlines = deadlines;
         this.starts = starts;
-        this.parked = parked;
+        this.limits = limits;
         this.metrics = metrics;
         this.memberships = memberships;
         this.kafkaFactory = kafkaFactory;
@@ -135,7 +135,7 @@ public final class Consumers implements AutoCloseable {
         if (ack instanceof AckMode.Explicit e && served(group, topic, e.partition())) {
             ackHeld(group, topic, e.partition(), e.offset());
         }
-        ParkedLimit.Slot slot = parked.enter();
+        InstanceLimits.Slot slot = limits.enterParked();
         try {
             while (true) {
                 GroupConsumer g = member(group);
@@ -253,9 +253,13 @@ public final class Consumers implements AutoCloseable {
             if (current != null && !current.isClosed()) {
                 return current;
             }
+            InstanceLimits.Slot slot = limits.enterGroup();
             GroupConsumer[] created = new GroupConsumer[1];
             created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> kafkaFactory.apply(name),
-                    memberships, metrics, memberships.revokeWaitLimit(), starts, () -> forget(name, created[0]));
+                    memberships, metrics, memberships.revokeWaitLimit(), starts, () -> {
+                        forget(name, created[0]);
+                        slot.close();
+                    });
             live.computeIfAbsent(name, k -> new Members()).consumers.add(created[0]);
             return created[0];
         });

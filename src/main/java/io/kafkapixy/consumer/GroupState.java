@@ -538,6 +538,11 @@ final class GroupState {
         });
     }
 
+    /** True when no message of a held partition is out with a client (nothing to redeliver or commit soon). */
+    boolean nothingOut() {
+        return locked(() -> assigned.values().stream().allMatch(p -> p.offeredCount() == 0));
+    }
+
     /** The current offsets (with sparse acks) of every partition held, changed or not; nothing is marked submitted. */
     Map<TopicPartition, OffsetAndMetadata> currentOffsets() {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.kafkapixy.admin.PixyAdmin;
 import io.kafkapixy.admin.RawOffsets;
 import io.kafkapixy.config.ConsumerConfig;
-import io.kafkapixy.consumer.ParkedLimit;
+import io.kafkapixy.consumer.InstanceLimits;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.zookeeper.MixedMembershipGuard;
@@ -67,7 +67,7 @@ public final class Proxy implements AutoCloseable {
      * Connects to the cluster. Fails, as the original does, when none of the seed brokers answers within
      * {@code net.dial_timeout}.
      */
-    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics, ParkedLimit parked) {
+    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics, InstanceLimits limits) {
         Map<String, Object> common = KafkaSettings.common(config);
         Admin admin = Admin.create(common);
         try {
@@ -91,7 +91,7 @@ public final class Proxy implements AutoCloseable {
                 guard = MixedMembershipGuard.connect(config.zooKeeper());
             }
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
-                    guard == null ? GroupGuard.NONE : guard, metrics.consumers(), parked, Clock.systemUTC());
+                    guard == null ? GroupGuard.NONE : guard, metrics.consumers(), limits, Clock.systemUTC());
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper,
                     guard);
         } catch (RuntimeException e) {

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 import io.kafkapixy.config.PixyConfig;
-import io.kafkapixy.consumer.ParkedLimit;
+import io.kafkapixy.consumer.InstanceLimits;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -33,10 +33,10 @@ public final class ProxySet implements AutoCloseable {
      */
     public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
-        ParkedLimit parked = new ParkedLimit(config.limits().maxParkedRequests());
+        InstanceLimits limits = new InstanceLimits(config.limits().maxParkedRequests(), config.limits().maxGroups());
         try {
             for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
-                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), parked));
+                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), limits));
             }
         } catch (RuntimeException e) {
             proxies.values().forEach(Proxy::close);

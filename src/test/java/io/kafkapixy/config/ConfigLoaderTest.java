@@ -463,6 +463,15 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theGroupLimitIsReadMustBePositiveAndFitsTheDeploymentByDefault() {
+        String proxies = "proxies: {pxy: {}}\n";
+        assertEquals(LimitsConfig.DEFAULT.withMaxGroups(7), parse(proxies + "limits: {max_groups: 7}").limits());
+        assertEquals(100, parse(proxies).limits().maxGroups());
+        assertEquals(5_000, parse(proxies).limits().maxParkedRequests());
+        assertTrue(errorOf(proxies + "limits: {max_groups: 0}").endsWith("limits.max_groups must be > 0"));
+    }
+
+    @Test
     void boundaryValuesAreAccepted() {
         ProxyConfig p = parse("""
                 proxies:

@@ -1,0 +1,52 @@
+package io.kafkapixy.consumer;
+
+import java.util.concurrent.Semaphore;
+
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+
+/**
+ * What the consumers of this whole instance may hold at once, shared by every cluster, so that memory stays bounded
+ * however clients spread their requests: consume requests waiting ({@code limits.max_parked_requests}) and group
+ * members ({@code limits.max_groups}, each a {@code KafkaConsumer} with its threads and buffers). Beyond either, a
+ * request gets 429 / {@code RESOURCE_EXHAUSTED} at once, naming the limit. The per-group-topic bound
+ * ({@code consumer.channel_buffer_size}) stays as the original has it.
+ */
+public final class InstanceLimits {
+
+    private final int maxParked;
+    private final int maxGroups;
+    private final Semaphore parked;
+    private final Semaphore groups;
+
+    public InstanceLimits(int maxParked, int maxGroups) {
+        this.maxParked = maxParked;
+        this.maxGroups = maxGroups;
+        this.parked = new Semaphore(maxParked);
+        this.groups = new Semaphore(maxGroups);
+    }
+
+    /** A held place; closing it frees the place. */
+    public interface Slot extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** @throws PixyException {@code TOO_MANY_REQUESTS} when every place for a waiting request is taken */
+    Slot enterParked() {
+        return enter(parked, maxParked + " consume requests are already waiting in this instance "
+                             + "(limits.max_parked_requests)");
+    }
+
+    /** @throws PixyException {@code TOO_MANY_REQUESTS} when every place for a group member is taken */
+    Slot enterGroup() {
+        return enter(groups, maxGroups + " consumer groups are already served by this instance (limits.max_groups)");
+    }
+
+    private static Slot enter(Semaphore places, String why) {
+        if (!places.tryAcquire()) {
+            throw new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many requests. " + why);
+        }
+        return places::release;
+    }
+}
