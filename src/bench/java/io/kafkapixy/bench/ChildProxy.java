@@ -64,8 +64,10 @@ final class ChildProxy implements AutoCloseable {
         command.addAll(List.of("-jar", jar.toString(), "-config", config.toString()));
         Files.createDirectories(log.toAbsolutePath().getParent());
         long launched = System.nanoTime();
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+        builder.environment().putAll(PixyProcess.PRODUCTION_ENVIRONMENT);
+        Process p = builder.start();
         return new ChildProxy(p, command, log, launched);
     }
 

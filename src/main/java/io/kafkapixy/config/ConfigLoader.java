@@ -123,7 +123,8 @@ public final class ConfigLoader {
                 limitsSection.integer("max_unanswered_produces_per_stream", ld.maxUnansweredProducesPerStream()),
                 limitsSection.integer("max_streams", ld.maxStreams()),
                 limitsSection.integer("max_credits_per_stream", ld.maxCreditsPerStream()),
-                limitsSection.integer("max_groups", ld.maxGroups()));
+                limitsSection.integer("max_groups", ld.maxGroups()),
+                limitsSection.integer("max_rest_connections", ld.maxRestConnections()));
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {

@@ -81,7 +81,8 @@ public final class ConfigSummary {
                 "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream(),
                 "max_streams", c.limits().maxStreams(),
                 "max_credits_per_stream", c.limits().maxCreditsPerStream(),
-                "max_groups", c.limits().maxGroups()));
+                "max_groups", c.limits().maxGroups(),
+                "max_rest_connections", c.limits().maxRestConnections()));
         return root;
     }
 

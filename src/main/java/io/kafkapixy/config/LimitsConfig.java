@@ -25,24 +25,33 @@ package io.kafkapixy.config;
  *                            threads and buffers, so a request that would make one more gets 429 /
  *                            RESOURCE_EXHAUSTED at once; the default fits the Deployment's 256 MiB with parked
  *                            requests on top
+ * @param maxRestConnections  REST connections open at once; one more is not accepted until one closes (it waits in
+ *                            the listen backlog), as each holds an 8 KiB read buffer and a thread's stack in the
+ *                            server whatever its requests, and 10,000 at once would exhaust a 256 MiB process
  */
 public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
                            int maxRequestLineBytes, int maxUnansweredProducesPerStream, int maxStreams,
-                           int maxCreditsPerStream, int maxGroups) {
+                           int maxCreditsPerStream, int maxGroups, int maxRestConnections) {
 
     /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 5_000, 1 << 20, 1024, 1000,
-            4096, 100);
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 1_500, 1 << 20, 1024, 1000,
+            4096, 100, 2_000);
 
     /** These limits with the streams' ones changed. */
     public LimitsConfig withStreams(int unansweredProducesPerStream, int streams, int creditsPerStream) {
         return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                unansweredProducesPerStream, streams, creditsPerStream, maxGroups);
+                unansweredProducesPerStream, streams, creditsPerStream, maxGroups, maxRestConnections);
     }
 
     /** These limits with {@code max_groups} changed. */
     public LimitsConfig withMaxGroups(int groups) {
         return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, groups);
+                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, groups, maxRestConnections);
+    }
+
+    /** These limits with {@code max_rest_connections} changed. */
+    public LimitsConfig withMaxRestConnections(int connections) {
+        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
+                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, maxGroups, connections);
     }
 }

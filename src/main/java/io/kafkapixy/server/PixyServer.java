@@ -133,6 +133,7 @@ public final class PixyServer implements AutoCloseable {
                 .maxHeaderListSize(limits.maxHeaderBytes()).build();
         builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1).addProtocol(http2)
                 .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
+                .maxTcpConnections(limits.maxRestConnections())
                 .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES)
                 .addConnectionSelector(new NotHttpRequests());
         tls.map(PixyServer::tls).ifPresent(builder::tls);

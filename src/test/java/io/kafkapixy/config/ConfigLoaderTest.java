@@ -467,8 +467,18 @@ class ConfigLoaderTest {
         String proxies = "proxies: {pxy: {}}\n";
         assertEquals(LimitsConfig.DEFAULT.withMaxGroups(7), parse(proxies + "limits: {max_groups: 7}").limits());
         assertEquals(100, parse(proxies).limits().maxGroups());
-        assertEquals(5_000, parse(proxies).limits().maxParkedRequests());
+        assertEquals(1_500, parse(proxies).limits().maxParkedRequests());
         assertTrue(errorOf(proxies + "limits: {max_groups: 0}").endsWith("limits.max_groups must be > 0"));
+    }
+
+    @Test
+    void theRestConnectionLimitIsReadAndMustBePositive() {
+        String proxies = "proxies: {pxy: {}}\n";
+        assertEquals(LimitsConfig.DEFAULT.withMaxRestConnections(9),
+                parse(proxies + "limits: {max_rest_connections: 9}").limits());
+        assertEquals(2_000, parse(proxies).limits().maxRestConnections());
+        assertTrue(errorOf(proxies + "limits: {max_rest_connections: 0}")
+                .endsWith("limits.max_rest_connections must be > 0"));
     }
 
     @Test

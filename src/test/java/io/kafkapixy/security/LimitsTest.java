@@ -54,7 +54,8 @@ class LimitsTest {
                 .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED,
                         LimitsConfig.DEFAULT.maxRequestLineBytes(),
                         LimitsConfig.DEFAULT.maxUnansweredProducesPerStream(), LimitsConfig.DEFAULT.maxStreams(),
-                        LimitsConfig.DEFAULT.maxCreditsPerStream(), LimitsConfig.DEFAULT.maxGroups())));
+                        LimitsConfig.DEFAULT.maxCreditsPerStream(), LimitsConfig.DEFAULT.maxGroups(),
+                        LimitsConfig.DEFAULT.maxRestConnections())));
     }
 
     @AfterAll

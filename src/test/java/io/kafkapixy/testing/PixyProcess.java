@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,7 +24,7 @@ public final class PixyProcess implements AutoCloseable {
 
     private static final Duration STARTUP = Duration.ofSeconds(90);
     /** The memory limit of the proxy's container in k8s/deployment.yaml (K8sManifestsTest holds them together). */
-    public static final String CONTAINER_MEMORY = "1Gi";
+    public static final String CONTAINER_MEMORY = "256Mi";
 
     private final Process process;
     private final Path log;
@@ -52,6 +53,12 @@ public final class PixyProcess implements AutoCloseable {
      * The JVM settings the proxy runs with in production: {@code jvm.options}, under the Deployment's memory limit
      * ({@code -XX:MaxRAM} stands in for the container). Shared with the benchmark's child proxy.
      */
+    /**
+     * The environment the launchers (Dockerfile, run.sh) give the JVM: two C library allocator arenas instead of up to
+     * eight per core, which keeps ~35 MiB of fragmented native memory from staying resident after compilations.
+     */
+    public static final Map<String, String> PRODUCTION_ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
+
     public static List<String> productionJvmSettings() {
         Path options = Path.of(System.getProperty("pixy.jvmOptions", "jvm.options")).toAbsolutePath();
         return List.of("@" + options, containerMemoryFlag());
@@ -76,8 +83,9 @@ public final class PixyProcess implements AutoCloseable {
         command.addAll(Arrays.asList(args));
         command.removeIf(String::isEmpty);
         try {
-            return new PixyProcess(new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start(), log);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().putAll(PRODUCTION_ENVIRONMENT);
+            return new PixyProcess(builder.start(), log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
