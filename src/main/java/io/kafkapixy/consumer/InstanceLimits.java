@@ -32,20 +32,20 @@ public final class InstanceLimits {
         void close();
     }
 
-    /** @throws PixyException {@code TOO_MANY_REQUESTS} when every place for a waiting request is taken */
+    /** @throws PixyException {@code INSTANCE_FULL} when every place for a waiting request is taken */
     Slot enterParked() {
         return enter(parked, maxParked + " consume requests are already waiting in this instance "
                              + "(limits.max_parked_requests)");
     }
 
-    /** @throws PixyException {@code TOO_MANY_REQUESTS} when every place for a group member is taken */
+    /** @throws PixyException {@code INSTANCE_FULL} when every place for a group member is taken */
     Slot enterGroup() {
         return enter(groups, maxGroups + " consumer groups are already served by this instance (limits.max_groups)");
     }
 
     private static Slot enter(Semaphore places, String why) {
         if (!places.tryAcquire()) {
-            throw new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many requests. " + why);
+            throw new PixyException(ErrorKind.INSTANCE_FULL, "Too many requests. " + why);
         }
         return places::release;
     }

@@ -23,6 +23,12 @@ public enum ErrorKind {
     LONG_POLL_TIMEOUT,
     /** Too many consume requests queued for a group or group-topic: 429 / RESOURCE_EXHAUSTED. */
     TOO_MANY_REQUESTS,
+    /**
+     * The whole instance holds what its limits allow ({@code limits.max_parked_requests}, {@code limits.max_groups}):
+     * 429 / RESOURCE_EXHAUSTED as {@link #TOO_MANY_REQUESTS}; REST also closes the connection after the answer, so
+     * that a refused client holds nothing in a full instance.
+     */
+    INSTANCE_FULL,
     /** An ack that cannot be applied: 500 / UNKNOWN (the original sends the non-standard gRPC code 500). */
     ACK_FAILED,
     /** Offsets of a topic the cluster does not have: 404 {@code Unknown topic} / NOT_FOUND with the full text. */

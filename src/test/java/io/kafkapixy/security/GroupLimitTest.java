@@ -82,6 +82,8 @@ class GroupLimitTest {
 
         assertEquals(429, rest.statusCode());
         assertEquals(REFUSED, object(rest.body()).getString("error"));
+        assertEquals(java.util.Optional.of("close"), rest.headers().firstValue("connection"),
+                "a refused client holds no connection in a full instance");
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, grpc.getStatus().getCode());
         assertEquals(REFUSED, grpc.getStatus().getDescription());
         assertEquals(408, sameGroup.statusCode(), "a group already served takes more requests");

@@ -85,6 +85,8 @@ class LimitsTest {
 
         assertEquals(429, rest.statusCode());
         assertTrue(object(rest.body()).getString("error").contains("limits.max_parked_requests"), rest.body());
+        assertEquals(java.util.Optional.of("close"), rest.headers().firstValue("connection"),
+                "a refused client holds no connection in a full instance");
         assertEquals(Status.Code.RESOURCE_EXHAUSTED, grpc.getStatus().getCode());
         for (CompletableFuture<HttpResponse<String>> f : parked) {
             assertEquals(408, f.get(60, TimeUnit.SECONDS).statusCode(), "the parked ones end as long polls do");

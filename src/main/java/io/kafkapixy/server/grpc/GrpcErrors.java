@@ -13,7 +13,7 @@ final class GrpcErrors {
     static Status.Code code(PixyException e) {
         return switch (e.kind()) {
             case UNKNOWN_CLUSTER, BAD_REQUEST, PRODUCE_UNKNOWN_TOPIC -> Status.Code.INVALID_ARGUMENT;
-            case MESSAGE_TOO_LARGE, TOO_MANY_REQUESTS -> Status.Code.RESOURCE_EXHAUSTED;
+            case MESSAGE_TOO_LARGE, TOO_MANY_REQUESTS, INSTANCE_FULL -> Status.Code.RESOURCE_EXHAUSTED;
             case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP -> Status.Code.UNAVAILABLE;
             case LONG_POLL_TIMEOUT, UNKNOWN_TOPIC, TOPIC_NOT_FOUND, CONSUMERS_NOT_FOUND -> Status.Code.NOT_FOUND;
             case GROUP_ACTIVE -> Status.Code.FAILED_PRECONDITION;

@@ -22,7 +22,7 @@ final class HttpErrors {
             case MESSAGE_TOO_LARGE -> Status.REQUEST_ENTITY_TOO_LARGE_413;
             case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP -> Status.SERVICE_UNAVAILABLE_503;
             case LONG_POLL_TIMEOUT -> Status.REQUEST_TIMEOUT_408;
-            case TOO_MANY_REQUESTS -> Status.TOO_MANY_REQUESTS_429;
+            case TOO_MANY_REQUESTS, INSTANCE_FULL -> Status.TOO_MANY_REQUESTS_429;
             case ACK_FAILED, TOPIC_NOT_FOUND, ADMIN_FAILED -> Status.INTERNAL_SERVER_ERROR_500;
             case UNKNOWN_TOPIC -> Status.NOT_FOUND_404;
             case CONSUMERS_NOT_FOUND -> Status.BAD_REQUEST_400;
@@ -34,6 +34,9 @@ final class HttpErrors {
     static void send(ServerResponse res, PixyException e) {
         // The original's REST API names an unknown topic of get/set offsets tersely; gRPC gets the whole text.
         String text = e.kind() == ErrorKind.UNKNOWN_TOPIC ? "Unknown topic" : e.getMessage();
+        if (e.kind() == ErrorKind.INSTANCE_FULL) {
+            res.header(HeaderValues.CONNECTION_CLOSE);
+        }
         sendJson(res, status(e), Map.of("error", text));
     }
 
