@@ -2,10 +2,10 @@ package io.kafkapixy.bench;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 import io.kafkapixy.config.Durations;
@@ -17,13 +17,14 @@ import io.kafkapixy.config.Durations;
  * @param grpc           gRPC address of an external server; all three addresses together select external mode
  * @param http           REST address of an external server
  * @param kafka          bootstrap address of the external server's Kafka cluster (for topics and baselines)
- * @param parkedPerGroup how many parked requests share one group in the capacity scenario; empty means the mode's
- *                       default (all in one group on the bench's own proxy, 50 against an external server)
+ * @param parked         the capacity scenario's runs: how many consume requests are parked at once in each
+ * @param parkedPerGroup how many parked requests share one group in the capacity scenario (50: the original's
+ *                       default channel_buffer_size, 64, holds about 65 per group-topic)
  * @param longPoll       the server's {@code consumer.long_polling_timeout}; set on the bench's own proxy
  * @param fill           messages pre-filled for the consume scenarios; 0 sizes it from the measured produce rates
  */
 record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPort> kafka, Duration duration,
-               Duration warmup, Duration jitWarmup, int parked, OptionalInt parkedPerGroup, Duration longPoll, int idleTopics,
+               Duration warmup, Duration jitWarmup, List<Integer> parked, int parkedPerGroup, Duration longPoll, int idleTopics,
                int parkedPerIdleTopic, int fill, Set<String> scenarios, Path out, Path jar, boolean keepTopics,
                boolean help) {
 
@@ -41,9 +42,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --warmup 3s                time before each measured run (not counted)
               --jit-warmup 30s           load through both APIs and the raw client before the first scenario, so
                                          no JVM is measured while it still compiles its hot paths (0s: none)
-              --parked 10000             concurrent parked consume requests in the capacity scenario (per API)
-              --parked-per-group N       spread them over groups of N (default: one group on the bench's own proxy,
-                                         whose 'parked' cluster raises channel_buffer_size; 50 on an external server)
+              --parked 1000,3000,10000   the capacity scenario's runs: consume requests parked at once (per API)
+              --parked-per-group 50      spread over groups of this many (the default channel_buffer_size holds 65)
               --long-poll 3s             the server's consumer.long_polling_timeout
               --idle-topics 50           idle topics in the idle-topics scenario
               --parked-per-idle-topic 3  parked requests kept on each idle topic
@@ -67,8 +67,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
         Duration duration = Duration.ofSeconds(10);
         Duration warmup = Duration.ofSeconds(3);
         Duration jitWarmup = Duration.ofSeconds(30);
-        int parked = 10_000;
-        OptionalInt perGroup = OptionalInt.empty();
+        List<Integer> parked = List.of(1_000, 3_000, 10_000);
+        int perGroup = 50;
         Duration longPoll = Duration.ofSeconds(3);
         int idleTopics = 50;
         int perIdleTopic = 3;
@@ -109,8 +109,9 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
                 case "--duration" -> duration = positive(name, value);
                 case "--warmup" -> warmup = Durations.parse(value);
                 case "--jit-warmup" -> jitWarmup = Durations.parse(value);
-                case "--parked" -> parked = positiveInt(name, value);
-                case "--parked-per-group" -> perGroup = OptionalInt.of(positiveInt(name, value));
+                case "--parked" -> parked = Arrays.stream(value.split(",")).map(v -> positiveInt("--parked",
+                        v.strip())).toList();
+                case "--parked-per-group" -> perGroup = positiveInt(name, value);
                 case "--long-poll" -> longPoll = positive(name, value);
                 case "--idle-topics" -> idleTopics = positiveInt(name, value);
                 case "--parked-per-idle-topic" -> perIdleTopic = positiveInt(name, value);

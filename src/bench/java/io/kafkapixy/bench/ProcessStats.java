@@ -22,30 +22,41 @@ final class ProcessStats implements AutoCloseable {
 
     /** One look at the server. */
     record Sample(long heapUsedBytes, long rssBytes, long osThreads, long jvmThreads, long virtualThreads,
-                  long parkedRequests) {
+                  long parkedRequests, long sockets, long heapCommittedBytes, long anonBytes) {
 
-        static final Sample NONE = new Sample(-1, -1, -1, -1, -1, -1);
+        static final Sample NONE = new Sample(-1, -1, -1, -1, -1, -1, -1, -1, -1);
+
+        /** RSS less the heap's committed pages: what the JVM holds besides the heap, or -1. */
+        long nonHeapRssBytes() {
+            return rssBytes < 0 || heapCommittedBytes < 0 ? -1 : rssBytes - heapCommittedBytes;
+        }
 
         /** The peak of each figure over two samples. */
         Sample max(Sample o) {
             return new Sample(Math.max(heapUsedBytes, o.heapUsedBytes), Math.max(rssBytes, o.rssBytes),
                     Math.max(osThreads, o.osThreads), Math.max(jvmThreads, o.jvmThreads),
-                    Math.max(virtualThreads, o.virtualThreads), Math.max(parkedRequests, o.parkedRequests));
+                    Math.max(virtualThreads, o.virtualThreads), Math.max(parkedRequests, o.parkedRequests),
+                    Math.max(sockets, o.sockets), Math.max(heapCommittedBytes, o.heapCommittedBytes),
+                    Math.max(anonBytes, o.anonBytes));
         }
 
         Map<String, Object> toMap() {
             Map<String, Object> m = new java.util.LinkedHashMap<>();
             m.put("heapUsedMiB", mib(heapUsedBytes));
             m.put("rssMiB", mib(rssBytes));
+            m.put("rssAnonMiB", mib(anonBytes));
+            m.put("heapCommittedMiB", mib(heapCommittedBytes));
             m.put("osThreads", na(osThreads));
             m.put("jvmThreads", na(jvmThreads));
             m.put("virtualThreads", na(virtualThreads));
             m.put("parkedRequests", na(parkedRequests));
+            m.put("sockets", na(sockets));
             return m;
         }
 
         String describe() {
-            return "heap " + fmtMib(heapUsedBytes) + ", RSS " + fmtMib(rssBytes) + ", threads " + na(osThreads)
+            return "heap " + fmtMib(heapUsedBytes) + ", RSS " + fmtMib(rssBytes)
+                   + (anonBytes < 0 ? "" : " (anonymous " + fmtMib(anonBytes) + ")") + ", threads " + na(osThreads)
                    + " (JVM " + na(jvmThreads) + ", virtual " + na(virtualThreads) + ")"
                    + (parkedRequests < 0 ? "" : ", parked " + parkedRequests);
         }
@@ -83,12 +94,17 @@ final class ProcessStats implements AutoCloseable {
         Map<String, Double> sums = new HashMap<>();
         scrape(first, sums);
         long rss = -1;
+        long anon = -1;
         long osThreads = -1;
+        long sockets = -1;
         if (pid.isPresent()) {
+            sockets = sockets(pid.getAsLong());
             try {
                 for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid.getAsLong()), "status"))) {
                     if (line.startsWith("VmRSS:")) {
                         rss = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+                    } else if (line.startsWith("RssAnon:")) {
+                        anon = Long.parseLong(line.replaceAll("\\D", "")) * 1024;
                     } else if (line.startsWith("Threads:")) {
                         osThreads = Long.parseLong(line.replaceAll("\\D", ""));
                     }
@@ -98,7 +114,43 @@ final class ProcessStats implements AutoCloseable {
             }
         }
         return new Sample(value(first, "memory_usedHeap_bytes"), rss, osThreads, value(first, "thread_count"),
-                value(first, "vthreads_count"), value(sums, "kafkapixy_consume_parked"));
+                value(first, "vthreads_count"), value(sums, "kafkapixy_consume_parked"), sockets,
+                value(first, "memory_committedHeap_bytes"), anon);
+    }
+
+    /**
+     * A sample taken right after a full collection in the server ({@code jcmd <pid> GC.run}), so that its heap figure
+     * is what is live; a plain {@link #sample()} when the server is not the bench's child.
+     */
+    Sample liveSample() {
+        if (pid.isPresent()) {
+            try {
+                Process gc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(pid.getAsLong()), "GC.run").redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                gc.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (IOException e) {
+                // no jcmd: the heap figure includes garbage
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return sample();
+    }
+
+    /** Open sockets of the process (its file descriptors that are sockets), or -1. */
+    private static long sockets(long pid) {
+        try (var fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString().startsWith("socket:");
+                } catch (IOException gone) {
+                    return false;
+                }
+            }).count();
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     private static long value(Map<String, Double> metrics, String name) {

@@ -118,6 +118,12 @@ final class Report {
         return row;
     }
 
+    /** The capacity runs' sizes, from the settings ({@code --parked}). */
+    List<Integer> parkedRuns() {
+        Object parked = settings.get("parked");
+        return parked instanceof List<?> list ? list.stream().map(v -> ((Number) v).intValue()).toList() : List.of();
+    }
+
     Optional<Row> row(String key) {
         return rows.stream().filter(r -> r.key.equals(key) && r.error == null).findFirst();
     }

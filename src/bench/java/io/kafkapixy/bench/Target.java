@@ -23,15 +23,6 @@ import io.kafkapixy.embedded.EmbeddedKafka;
  */
 final class Target implements AutoCloseable {
 
-    /**
-     * The cluster of the bench's own proxy that takes the capacity scenario's parked requests. It is the same broker
-     * as {@code default}, with {@code consumer.channel_buffer_size} raised so that one group can hold them all; the
-     * default cluster keeps every default, so the other scenarios measure what users get.
-     */
-    static final String PARKED_CLUSTER = "parked";
-    /** With the original's default channel_buffer_size (64) a group-topic holds about 65 parked requests. */
-    static final int EXTERNAL_PARKED_PER_GROUP = 50;
-
     private final Options.HostPort grpc;
     private final Options.HostPort http;
     private final String bootstrap;
@@ -72,11 +63,10 @@ final class Target implements AutoCloseable {
     }
 
     /**
-     * The original's YAML. Only what the benchmark needs differs from the defaults: the long poll it checks, the
-     * parked cluster, and short shutdown timeouts so the run ends quickly (they play no part while measuring).
+     * The original's YAML. Only what the benchmark needs differs from the defaults: the long poll it checks and short
+     * shutdown timeouts so the run ends quickly (they play no part while measuring).
      */
     private static String config(Options options, String bootstrap, int grpcPort, int restPort) {
-        String longPoll = Durations.format(options.longPoll());
         return """
                 grpc_addr: 127.0.0.1:%d
                 tcp_addr: 127.0.0.1:%d
@@ -89,17 +79,7 @@ final class Target implements AutoCloseable {
                     consumer:
                       long_polling_timeout: %s
                       shutdown_timeout: 2s
-                  %s:
-                    kafka:
-                      seed_peers: [%s]
-                    producer:
-                      shutdown_timeout: 10s
-                    consumer:
-                      long_polling_timeout: %s
-                      shutdown_timeout: 2s
-                      channel_buffer_size: %d
-                """.formatted(grpcPort, restPort, bootstrap, longPoll, PARKED_CLUSTER, bootstrap, longPoll,
-                options.parked() + 16);
+                """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()));
     }
 
     static int freePort() throws IOException {
@@ -131,14 +111,6 @@ final class Target implements AutoCloseable {
     }
 
     /** The cluster for the capacity scenario's parked requests: empty means the server's default cluster. */
-    Optional<String> parkedCluster() {
-        return ownProxy() ? Optional.of(PARKED_CLUSTER) : Optional.empty();
-    }
-
-    int parkedPerGroup(Options options) {
-        return options.parkedPerGroup().orElse(ownProxy() ? options.parked() : EXTERNAL_PARKED_PER_GROUP);
-    }
-
     Map<String, Object> describe() {
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("mode", ownProxy() ? "embedded broker + child proxy" : "external");
