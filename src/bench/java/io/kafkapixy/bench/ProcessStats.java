@@ -22,9 +22,9 @@ final class ProcessStats implements AutoCloseable {
 
     /** One look at the server. */
     record Sample(long heapUsedBytes, long rssBytes, long osThreads, long jvmThreads, long virtualThreads,
-                  long parkedRequests, long sockets, long heapCommittedBytes, long anonBytes) {
+                  long parkedRequests, long sockets, long heapCommittedBytes, long anonBytes, long groupTopics) {
 
-        static final Sample NONE = new Sample(-1, -1, -1, -1, -1, -1, -1, -1, -1);
+        static final Sample NONE = new Sample(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
 
         /** RSS less the heap's committed pages: what the JVM holds besides the heap, or -1. */
         long nonHeapRssBytes() {
@@ -37,7 +37,7 @@ final class ProcessStats implements AutoCloseable {
                     Math.max(osThreads, o.osThreads), Math.max(jvmThreads, o.jvmThreads),
                     Math.max(virtualThreads, o.virtualThreads), Math.max(parkedRequests, o.parkedRequests),
                     Math.max(sockets, o.sockets), Math.max(heapCommittedBytes, o.heapCommittedBytes),
-                    Math.max(anonBytes, o.anonBytes));
+                    Math.max(anonBytes, o.anonBytes), Math.max(groupTopics, o.groupTopics));
         }
 
         Map<String, Object> toMap() {
@@ -92,7 +92,8 @@ final class ProcessStats implements AutoCloseable {
     Sample sample() {
         Map<String, Double> first = new HashMap<>();
         Map<String, Double> sums = new HashMap<>();
-        scrape(first, sums);
+        Map<String, Integer> series = new HashMap<>();
+        scrape(first, sums, series);
         long rss = -1;
         long anon = -1;
         long osThreads = -1;
@@ -115,7 +116,8 @@ final class ProcessStats implements AutoCloseable {
         }
         return new Sample(value(first, "memory_usedHeap_bytes"), rss, osThreads, value(first, "thread_count"),
                 value(first, "vthreads_count"), value(sums, "kafkapixy_consume_parked"), sockets,
-                value(first, "memory_committedHeap_bytes"), anon);
+                value(first, "memory_committedHeap_bytes"), anon,
+                first.isEmpty() ? -1 : series.getOrDefault("kafkapixy_consume_parked", 0));
     }
 
     /**
@@ -159,10 +161,10 @@ final class ProcessStats implements AutoCloseable {
     }
 
     /**
-     * Fills metric name → the value of its first series, and → the sum of its series; both stay empty when the
-     * server has no Prometheus endpoint.
+     * Fills metric name → the value of its first series, → the sum of its series, and → how many series it has; all
+     * stay empty when the server has no Prometheus endpoint.
      */
-    private void scrape(Map<String, Double> first, Map<String, Double> sums) {
+    private void scrape(Map<String, Double> first, Map<String, Double> sums, Map<String, Integer> series) {
         try {
             HttpResponse<String> rs = http.send(HttpRequest.newBuilder(metrics)
                     .header("Accept", "text/plain").timeout(Duration.ofSeconds(5)).build(),
@@ -187,6 +189,7 @@ final class ProcessStats implements AutoCloseable {
                     double value = Double.parseDouble(line.substring(valueStart + 1));
                     first.putIfAbsent(name, value);
                     sums.merge(name, value, Double::sum);
+                    series.merge(name, 1, Integer::sum);
                 } catch (NumberFormatException ignored) {
                     // a timestamp or an exemplar we do not need
                 }

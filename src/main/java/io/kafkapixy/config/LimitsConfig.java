@@ -33,9 +33,13 @@ public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxP
                            int maxRequestLineBytes, int maxUnansweredProducesPerStream, int maxStreams,
                            int maxCreditsPerStream, int maxGroups, int maxRestConnections) {
 
-    /** The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 1_500, 1 << 20, 1024, 1000,
-            4096, 100, 2_000);
+    /**
+     * The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. The instance's
+     * bounds fit the Deployment's 256 MiB (a 77 MiB heap, see jvm.options): 60 groups at ~0.5 MiB, 3,000 parked gRPC
+     * requests at ~2 KiB, 1,200 REST connections at up to ~19 KiB, and the proxy's own ~20 MiB.
+     */
+    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 3_000, 1 << 20, 1024, 1000,
+            4096, 60, 1_200);
 
     /** These limits with the streams' ones changed. */
     public LimitsConfig withStreams(int unansweredProducesPerStream, int streams, int creditsPerStream) {

@@ -466,8 +466,8 @@ class ConfigLoaderTest {
     void theGroupLimitIsReadMustBePositiveAndFitsTheDeploymentByDefault() {
         String proxies = "proxies: {pxy: {}}\n";
         assertEquals(LimitsConfig.DEFAULT.withMaxGroups(7), parse(proxies + "limits: {max_groups: 7}").limits());
-        assertEquals(100, parse(proxies).limits().maxGroups());
-        assertEquals(1_500, parse(proxies).limits().maxParkedRequests());
+        assertEquals(60, parse(proxies).limits().maxGroups());
+        assertEquals(3_000, parse(proxies).limits().maxParkedRequests());
         assertTrue(errorOf(proxies + "limits: {max_groups: 0}").endsWith("limits.max_groups must be > 0"));
     }
 
@@ -476,7 +476,7 @@ class ConfigLoaderTest {
         String proxies = "proxies: {pxy: {}}\n";
         assertEquals(LimitsConfig.DEFAULT.withMaxRestConnections(9),
                 parse(proxies + "limits: {max_rest_connections: 9}").limits());
-        assertEquals(2_000, parse(proxies).limits().maxRestConnections());
+        assertEquals(1_200, parse(proxies).limits().maxRestConnections());
         assertTrue(errorOf(proxies + "limits: {max_rest_connections: 0}")
                 .endsWith("limits.max_rest_connections must be > 0"));
     }
