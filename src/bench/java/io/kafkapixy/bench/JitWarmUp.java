@@ -54,6 +54,14 @@ final class JitWarmUp {
                         : PixyGrpc.next(t, grpcGroup, last)).orElse(null);
                 return last == null ? ClosedLoop.Outcome.EMPTY : ClosedLoop.Outcome.OK;
             }
+
+            @Override
+            public void finish() {
+                // an unacked message would keep the group (and a place of limits.max_groups) until ack_timeout
+                if (last != null) {
+                    ctx.grpc.ack(t, grpcGroup, last.getPartition(), last.getOffset());
+                }
+            }
         });
         String restGroup = ctx.newGroup("warmup-rest");
         ctx.kafka.startGroupAtBeginning(restGroup, topic);
