@@ -124,6 +124,7 @@ public final class ConfigLoader {
                 limitsSection.integer("max_streams", ld.maxStreams()),
                 limitsSection.integer("max_credits_per_stream", ld.maxCreditsPerStream()),
                 limitsSection.integer("max_groups", ld.maxGroups()),
+                limitsSection.integer("max_parked_rest_requests", ld.maxParkedRestRequests()),
                 limitsSection.integer("max_rest_connections", ld.maxRestConnections()));
 
         List<LoggingConfig> logging = new ArrayList<>();

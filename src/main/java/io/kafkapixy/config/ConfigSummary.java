@@ -82,6 +82,7 @@ public final class ConfigSummary {
                 "max_streams", c.limits().maxStreams(),
                 "max_credits_per_stream", c.limits().maxCreditsPerStream(),
                 "max_groups", c.limits().maxGroups(),
+                "max_parked_rest_requests", c.limits().maxParkedRestRequests(),
                 "max_rest_connections", c.limits().maxRestConnections()));
         return root;
     }

@@ -54,6 +54,7 @@ final class Validation {
         check(problems, limits.maxStreams() > 0, "limits.max_streams must be > 0");
         check(problems, limits.maxCreditsPerStream() > 0, "limits.max_credits_per_stream must be > 0");
         check(problems, limits.maxGroups() > 0, "limits.max_groups must be > 0");
+        check(problems, limits.maxParkedRestRequests() > 0, "limits.max_parked_rest_requests must be > 0");
         check(problems, limits.maxRestConnections() > 0, "limits.max_rest_connections must be > 0");
         ServerTlsConfig tls = config.tls();
         check(problems, tls.clientCaPath().isEmpty() || tls.enabled(),

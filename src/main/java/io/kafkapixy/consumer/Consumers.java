@@ -117,7 +117,7 @@ public final class Consumers implements AutoCloseable {
      *                       topic, or of this whole instance)
      */
     public ConsumedMessage consume(String group, String topic, AckMode ack) {
-        return consumeAsync(group, topic, ack).await();
+        return consumeAsync(group, topic, ack, true).await();
     }
 
     /**
@@ -128,6 +128,11 @@ public final class Consumers implements AutoCloseable {
      * @throws PixyException disabled, shutting down or too many requests, before anything is parked
      */
     public PendingConsume consumeAsync(String group, String topic, AckMode ack) {
+        return consumeAsync(group, topic, ack, false);
+    }
+
+    /** @param blocking a thread will wait on the result ({@link #consume}): it also takes a blocked waiter's place */
+    private PendingConsume consumeAsync(String group, String topic, AckMode ack, boolean blocking) {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
@@ -135,7 +140,14 @@ public final class Consumers implements AutoCloseable {
         if (ack instanceof AckMode.Explicit e && served(group, topic, e.partition())) {
             ackHeld(group, topic, e.partition(), e.offset());
         }
-        InstanceLimits.Slot slot = limits.enterParked();
+        InstanceLimits.Slot waiter = blocking ? limits.enterBlocked() : InstanceLimits.NO_SLOT;
+        InstanceLimits.Slot slot;
+        try {
+            slot = limits.enterParked();
+        } catch (RuntimeException e) {
+            waiter.close();
+            throw e;
+        }
         try {
             while (true) {
                 GroupConsumer g = member(group);
@@ -145,6 +157,7 @@ public final class Consumers implements AutoCloseable {
                 }
                 return p.whenComplete((m, error) -> {
                     slot.close();
+                    waiter.close();
                     Members members = m == null ? null : live.get(group);
                     if (members != null) {
                         members.served.add(new Served(topic, m.partition()));
@@ -153,6 +166,7 @@ public final class Consumers implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             slot.close();
+            waiter.close();
             throw e;
         }
     }

@@ -16,15 +16,31 @@ public final class InstanceLimits {
 
     private final int maxParked;
     private final int maxGroups;
+    private final int maxBlocked;
     private final Semaphore parked;
     private final Semaphore groups;
+    private final Semaphore blocked;
 
+    /** Limits with as many blocking waiters as parked requests. */
     public InstanceLimits(int maxParked, int maxGroups) {
+        this(maxParked, maxGroups, maxParked);
+    }
+
+    /**
+     * @param maxBlocked of the parked requests, how many may wait with a thread blocked on them (REST's, each holding
+     *                   its connection's thread stack and read buffer, ten times a gRPC one's memory)
+     */
+    public InstanceLimits(int maxParked, int maxGroups, int maxBlocked) {
         this.maxParked = maxParked;
         this.maxGroups = maxGroups;
+        this.maxBlocked = maxBlocked;
         this.parked = new Semaphore(maxParked);
         this.groups = new Semaphore(maxGroups);
+        this.blocked = new Semaphore(maxBlocked);
     }
+
+    /** A place that was never taken. */
+    static final Slot NO_SLOT = () -> { };
 
     /** A held place; closing it frees the place. */
     public interface Slot extends AutoCloseable {
@@ -36,6 +52,12 @@ public final class InstanceLimits {
     Slot enterParked() {
         return enter(parked, maxParked + " consume requests are already waiting in this instance "
                              + "(limits.max_parked_requests)");
+    }
+
+    /** @throws PixyException {@code INSTANCE_FULL} when every place for a blocked waiter is taken */
+    Slot enterBlocked() {
+        return enter(blocked, maxBlocked + " REST consume requests are already waiting in this instance "
+                              + "(limits.max_parked_rest_requests)");
     }
 
     /** @throws PixyException {@code INSTANCE_FULL} when every place for a group member is taken */

@@ -33,7 +33,8 @@ public final class ProxySet implements AutoCloseable {
      */
     public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
-        InstanceLimits limits = new InstanceLimits(config.limits().maxParkedRequests(), config.limits().maxGroups());
+        InstanceLimits limits = new InstanceLimits(config.limits().maxParkedRequests(), config.limits().maxGroups(),
+                config.limits().maxParkedRestRequests());
         try {
             for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
                 proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), limits));

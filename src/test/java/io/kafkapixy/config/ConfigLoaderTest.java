@@ -472,6 +472,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theRestParkedLimitIsReadAndMustBePositive() {
+        String proxies = "proxies: {pxy: {}}\n";
+        assertEquals(LimitsConfig.DEFAULT.withMaxParkedRestRequests(5),
+                parse(proxies + "limits: {max_parked_rest_requests: 5}").limits());
+        assertEquals(1_000, parse(proxies).limits().maxParkedRestRequests());
+        assertTrue(errorOf(proxies + "limits: {max_parked_rest_requests: 0}")
+                .endsWith("limits.max_parked_rest_requests must be > 0"));
+    }
+
+    @Test
     void theRestConnectionLimitIsReadAndMustBePositive() {
         String proxies = "proxies: {pxy: {}}\n";
         assertEquals(LimitsConfig.DEFAULT.withMaxRestConnections(9),

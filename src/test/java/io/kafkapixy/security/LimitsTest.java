@@ -55,7 +55,7 @@ class LimitsTest {
                         LimitsConfig.DEFAULT.maxRequestLineBytes(),
                         LimitsConfig.DEFAULT.maxUnansweredProducesPerStream(), LimitsConfig.DEFAULT.maxStreams(),
                         LimitsConfig.DEFAULT.maxCreditsPerStream(), LimitsConfig.DEFAULT.maxGroups(),
-                        LimitsConfig.DEFAULT.maxRestConnections())));
+                        LimitsConfig.DEFAULT.maxParkedRestRequests(), LimitsConfig.DEFAULT.maxRestConnections())));
     }
 
     @AfterAll
