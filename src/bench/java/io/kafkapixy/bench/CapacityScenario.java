@@ -162,26 +162,16 @@ final class CapacityScenario implements Scenario {
      * the default subscription_timeout.
      */
     private static void awaitGroupsGone(BenchContext ctx, ProcessStats.Sample baseline) throws InterruptedException {
-        long end = System.nanoTime() + GROUPS_LEAVE.toNanos();
-        if (baseline.groupTopics() >= 0) {
-            while (System.nanoTime() < end) {
-                // a group's series are gone once it has left (this proxy's meters)
-                if (ctx.stats.sample().groupTopics() == 0) {
-                    Thread.sleep(2_000); // their members close right after: the Kafka consumer's leave
-                    return;
-                }
-                Thread.sleep(500);
-            }
-            BenchContext.progress("  (the last run's groups had not all left after " + GROUPS_LEAVE.toSeconds() + " s)");
-            return;
-        }
-        if (baseline.osThreads() < 0) {
+        if (baseline.groupTopics() < 0 && baseline.osThreads() < 0) {
             Thread.sleep(Duration.ofSeconds(20));
             return;
         }
+        long end = System.nanoTime() + GROUPS_LEAVE.toNanos();
         while (System.nanoTime() < end) {
             ProcessStats.Sample s = ctx.stats.sample();
-            if (s.osThreads() >= 0 && s.osThreads() <= baseline.osThreads() + 4) {
+            if (baseline.groupTopics() >= 0 ? s.groupTopics() == 0 : s.osThreads() <= baseline.osThreads() + 4) {
+                // this proxy's meters go as a group's topics expire; its member closes right after (Kafka's leave)
+                Thread.sleep(baseline.groupTopics() >= 0 ? 2_000 : 0);
                 return;
             }
             Thread.sleep(500);

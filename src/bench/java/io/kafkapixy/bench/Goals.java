@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.kafkapixy.testing.PixyProcess;
+
 /**
  * The performance targets, judged from a report. A target whose figures were not measured (scenario not
  * run, or failed) is neither met nor missed: {@code met} is null.
@@ -63,7 +65,7 @@ final class Goals {
     }
 
     /** The memory limit of the Deployment the proxy runs under (k8s/deployment.yaml). */
-    static final double MEMORY_LIMIT_MIB = 256;
+    static final double MEMORY_LIMIT_MIB = Double.parseDouble(PixyProcess.CONTAINER_MEMORY.replace("Mi", ""));
     /** Up to this many groups every long poll is answered in time; beyond, 99% or a refusal at once. */
     static final int ALL_IN_TIME_GROUPS = 60;
     static final double IDLE_GROUP_RSS_MIB = 1.5;
