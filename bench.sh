@@ -5,6 +5,7 @@
 #   ./bench.sh --grpc h:p --http h:p --kafka h:p  any running Kafka-Pixy-compatible server (e.g. the original)
 #   ./bench.sh --help                            all flags
 # BENCH_SKIP_BUILD=1 reuses the previous build; BENCH_PROXY_FLAGS adds JVM flags to the child proxy's command only.
+# BENCH_PROXY_YAML adds top-level sections to the child proxy's config (e.g. "limits: {max_groups: 100}").
 set -euo pipefail
 cd "$(dirname "$0")"
 source ./scripts/java-home.sh

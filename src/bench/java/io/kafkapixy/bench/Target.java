@@ -64,7 +64,8 @@ final class Target implements AutoCloseable {
 
     /**
      * The original's YAML. Only what the benchmark needs differs from the defaults: the long poll it checks and short
-     * shutdown timeouts so the run ends quickly (they play no part while measuring).
+     * shutdown timeouts so the run ends quickly (they play no part while measuring). {@code BENCH_PROXY_YAML} adds
+     * top-level sections (e.g. {@code limits: {max_parked_rest_requests: 3000}}) to try other settings.
      */
     private static String config(Options options, String bootstrap, int grpcPort, int restPort) {
         return """
@@ -79,7 +80,8 @@ final class Target implements AutoCloseable {
                     consumer:
                       long_polling_timeout: %s
                       shutdown_timeout: 2s
-                """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()));
+                """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()))
+               + System.getenv().getOrDefault("BENCH_PROXY_YAML", "") + "\n";
     }
 
     static int freePort() throws IOException {
