@@ -45,6 +45,10 @@ public interface ConsumerMetrics {
             }
 
             @Override
+            public void returned() {
+            }
+
+            @Override
             public void state(int parked, int unacked, long lag) {
             }
 
@@ -69,6 +73,9 @@ public interface ConsumerMetrics {
 
         /** An offer retried more than {@code max_retries} times was dropped as if acked. */
         void dropped();
+
+        /** A message handed to a request whose client was gone came back, offered again at once. */
+        void returned();
 
         /**
          * A snapshot from the owning thread: requests parked, messages offered and not acked, and how far the

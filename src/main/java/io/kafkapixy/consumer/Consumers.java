@@ -109,30 +109,38 @@ public final class Consumers implements AutoCloseable {
     }
 
     /**
-     * Returns the next message of {@code topic} for {@code group}, waiting up to {@code long_polling_timeout} from
-     * now. An explicit ack is applied first, quietly: it is dropped unless this instance returned a message of that
-     * partition (§4.2), so the proto-default ack of partition 0 offset 0 acks nothing by accident.
+     * Parks a request for the next message of {@code topic} for {@code group}, for a caller that then waits on its own
+     * thread ({@link PendingConsume#await()}, up to {@code long_polling_timeout} from now) and settles the message it
+     * gets. An explicit ack is applied first, quietly: as in the original, it is dropped unless this instance returned
+     * a message of that partition, so the proto-default ack of partition 0 offset 0 acks nothing by accident.
      *
-     * @throws PixyException disabled, shutting down, long polling timeout or too many requests (of this group and
-     *                       topic, or of this whole instance)
+     * @throws PixyException disabled, shutting down or too many requests (of this group and topic, or of this whole
+     *                       instance), before anything is parked
      */
-    public ConsumedMessage consume(String group, String topic, AckMode ack) {
-        return consumeAsync(group, topic, ack, true).await();
+    public PendingConsume consumeBlocking(String group, String topic, AckMode ack) {
+        return consumeAsync(group, topic, ack, Receiver.ANY, true);
     }
 
     /**
-     * As {@link #consume}, without blocking the caller: the request is parked (and served at once when a message is
-     * ready) and the result completes later. Blocks only to join a group through a {@link GroupGuard} that may ask
-     * ZooKeeper ({@link #joinMayBlock} says whether that can happen).
+     * As {@link #consumeBlocking}, without blocking the caller: the request is parked (and served at once when a
+     * message is ready) and the result completes later; a message is handed to it only while {@code receiver} can
+     * take it. Blocks only to join a group through a {@link GroupGuard} that may ask ZooKeeper ({@link #joinMayBlock}
+     * says whether that can happen).
      *
      * @throws PixyException disabled, shutting down or too many requests, before anything is parked
      */
+    public PendingConsume consumeAsync(String group, String topic, AckMode ack, Receiver receiver) {
+        return consumeAsync(group, topic, ack, receiver, false);
+    }
+
+    /** As {@link #consumeAsync(String, String, AckMode, Receiver)}, for a receiver that can always take a message. */
     public PendingConsume consumeAsync(String group, String topic, AckMode ack) {
-        return consumeAsync(group, topic, ack, false);
+        return consumeAsync(group, topic, ack, Receiver.ANY, false);
     }
 
     /** @param blocking a thread will wait on the result ({@link #consume}): it also takes a blocked waiter's place */
-    private PendingConsume consumeAsync(String group, String topic, AckMode ack, boolean blocking) {
+    private PendingConsume consumeAsync(String group, String topic, AckMode ack, Receiver receiver,
+                                        boolean blocking) {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
@@ -151,7 +159,7 @@ public final class Consumers implements AutoCloseable {
         try {
             while (true) {
                 GroupConsumer g = member(group);
-                PendingConsume p = g.consume(topic, arrival, ack instanceof AckMode.Auto, deadlines);
+                PendingConsume p = g.consume(topic, arrival, ack instanceof AckMode.Auto, receiver, deadlines);
                 if (p == null) {
                     continue;
                 }

@@ -55,12 +55,13 @@ final class GroupConsumer {
     /**
      * Parks a request for a message of {@code topic}, due at {@code arrival} + {@code long_polling_timeout}; the
      * {@code deadlines} timer answers it {@code long polling timeout} then. Returns null when this member is leaving
-     * the group (the caller gets a new member). With {@code autoAck} the message is acked as it is handed over.
+     * the group (the caller gets a new member). With {@code autoAck} the message is acked once the transport says it
+     * was delivered; it is handed over only while {@code receiver} can take it.
      *
      * @throws PixyException too many requests, or shutting down
      */
-    PendingConsume consume(String topic, Instant arrival, boolean autoAck, Deadlines deadlines) {
-        WaitingRequest r = state.park(topic, arrival, autoAck);
+    PendingConsume consume(String topic, Instant arrival, boolean autoAck, Receiver receiver, Deadlines deadlines) {
+        WaitingRequest r = state.park(topic, arrival, autoAck, receiver);
         if (r == null) {
             return null;
         }
@@ -73,8 +74,8 @@ final class GroupConsumer {
             r.result.whenComplete((m, e) -> timer.cancel());
         }
         ConsumerMetrics.Topic meters = r.meters;
-        return new PendingConsume(r.result, () -> state.giveUp(topic, r, PixyException.shuttingDown()))
-                .whenComplete((m, e) -> meters.request(e == null ? ConsumerMetrics.Outcome.MESSAGE
+        return new PendingConsume(state, topic, r).whenComplete((m, e) -> meters.request(
+                e == null ? ConsumerMetrics.Outcome.MESSAGE
                         : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
                         ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
     }

@@ -94,11 +94,12 @@ final class GroupState {
      * Parks a request for a message of {@code topic}, due at {@code arrival} + {@code long_polling_timeout}, and
      * serves it at once if a message is ready. Returns null when this member is leaving (the caller gets a new one).
      *
-     * With {@code autoAck} the message counts as acked as it is handed over.
+     * With {@code autoAck} the message counts as acked once its transport says it was delivered ({@link #ack}); it is
+     * handed over only while {@code receiver} can take it.
      *
      * @throws PixyException too many requests, or shutting down
      */
-    WaitingRequest park(String topic, Instant arrival, boolean autoAck) {
+    WaitingRequest park(String topic, Instant arrival, boolean autoAck, Receiver receiver) {
         lock.lock();
         try {
             if (closed) {
@@ -110,7 +111,8 @@ final class GroupState {
             TopicState t = subscribed(topic, arrival);
             WaitingRequest r;
             try {
-                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck);
+                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck,
+                        receiver);
             } catch (PixyException e) {
                 t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
                 throw e;
@@ -165,6 +167,28 @@ final class GroupState {
             if (!r.result.isDone() && t != null && t.unpark(r)) {
                 r.result.completeExceptionally(answer);
             }
+        });
+    }
+
+    /**
+     * A message handed to a request never reached its client (the call had ended, the answer could not be written):
+     * it is offered again at once as the same delivery, neither acked nor counted as a redelivery. False when it was
+     * acked or handed out again since, or its partition is no longer here (then its new holder offers it).
+     */
+    boolean returnOffer(ConsumedMessage m) {
+        return locked(() -> {
+            PartitionState p = assigned.get(new TopicPartition(m.topic(), m.partition()));
+            Instant now = clock.instant();
+            if (p == null || !p.undoOffer(m.offset(), m.attempt(), now)) {
+                return false;
+            }
+            TopicState t = topics.get(m.topic());
+            if (t != null) {
+                t.metrics.returned();
+                dispatch(t, now);
+            }
+            refillIfWanted();
+            return true;
         });
     }
 

@@ -128,7 +128,10 @@ final class PartitionState {
             int attempt = dueRetry.retryNo() + 1;
             dueRetry = null;
             if (record != null) {
-                metrics.redelivered();
+                if (attempt > 1) {
+                    // a first delivery that never reached its client comes back as attempt 1: not a redelivery
+                    metrics.redelivered();
+                }
                 return message(record, attempt);
             }
         }

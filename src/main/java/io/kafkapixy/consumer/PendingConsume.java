@@ -3,6 +3,7 @@ package io.kafkapixy.consumer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 import io.kafkapixy.errors.ErrorKind;
@@ -13,15 +14,32 @@ import io.kafkapixy.errors.PixyException;
  * {@link PixyException} (long polling timeout at the deadline, shutting down), possibly on another thread: the group's
  * owning thread, a thread serving another request, or the deadline timer. Transports that must not block (gRPC on
  * its event loop) attach to the result; others {@link #await()} it.
+ *
+ * <p>A message handed over is settled once by its transport: {@link #delivered()} when the answer carrying it was
+ * sent (an auto-ack request's message counts as acked then, not before), or {@link #cancel()} when the client is gone
+ * (the message is offered again at once, as if it had never been taken). One that is never settled stays offered and
+ * is redelivered after {@code ack_timeout}, as an unacked message is.
  */
 public final class PendingConsume {
 
+    private final GroupState group;
+    private final String topic;
+    private final WaitingRequest request;
     private final CompletableFuture<ConsumedMessage> result;
-    private final Runnable cancel;
+    private final AtomicBoolean settled;
 
-    PendingConsume(CompletableFuture<ConsumedMessage> result, Runnable cancel) {
+    /** The request {@code r}, parked in {@code group} for {@code topic}. */
+    PendingConsume(GroupState group, String topic, WaitingRequest r) {
+        this(group, topic, r, r.result, new AtomicBoolean());
+    }
+
+    private PendingConsume(GroupState group, String topic, WaitingRequest request,
+                           CompletableFuture<ConsumedMessage> result, AtomicBoolean settled) {
+        this.group = group;
+        this.topic = topic;
+        this.request = request;
         this.result = result;
-        this.cancel = cancel;
+        this.settled = settled;
     }
 
     /** The message, or a failure whose cause ({@link #failure}) is a {@link PixyException}. */
@@ -30,25 +48,42 @@ public final class PendingConsume {
     }
 
     /**
-     * The client is gone: the request leaves the queue unless a message was handed to it already (then the result
-     * has it, and it is redelivered after {@code ack_timeout} unless acked).
+     * The client is gone, at whatever point: the request leaves the queue, and a message already handed to it is
+     * offered again at once unless {@link #delivered()} came first.
      */
     public void cancel() {
-        cancel.run();
+        group.giveUp(topic, request, PixyException.shuttingDown());
+        ConsumedMessage m = handedMessage();
+        if (m != null && settled.compareAndSet(false, true)) {
+            group.returnOffer(m);
+        }
     }
 
-    /** Blocks until the result; an interrupt cancels the request (a message handed over meanwhile is returned). */
+    /** The answer carrying the handed message was sent to the client. */
+    public void delivered() {
+        ConsumedMessage m = handedMessage();
+        if (m != null && settled.compareAndSet(false, true) && request.autoAck) {
+            group.ack(m.topic(), m.partition(), m.offset());
+        }
+    }
+
+    /** The message handed to the request, or null: none yet, or it ended without one. */
+    private ConsumedMessage handedMessage() {
+        CompletableFuture<ConsumedMessage> handed = request.result;
+        return handed.isDone() && !handed.isCompletedExceptionally() ? handed.join() : null;
+    }
+
+    /**
+     * Blocks until the result. An interrupt cancels the request (a message handed over meanwhile is offered again)
+     * and answers {@code service is shutting down}.
+     */
     public ConsumedMessage await() {
         try {
             return result.get();
         } catch (InterruptedException e) {
             cancel();
             Thread.currentThread().interrupt();
-            try {
-                return result.join();
-            } catch (CompletionException | java.util.concurrent.CancellationException failed) {
-                throw failure(failed);
-            }
+            throw PixyException.shuttingDown();
         } catch (ExecutionException e) {
             throw failure(e);
         }
@@ -56,7 +91,7 @@ public final class PendingConsume {
 
     /** The same request, with {@code action} run when it completes (before anything attached later). */
     PendingConsume whenComplete(BiConsumer<ConsumedMessage, Throwable> action) {
-        return new PendingConsume(result.whenComplete(action), cancel);
+        return new PendingConsume(group, topic, request, result.whenComplete(action), settled);
     }
 
     /** The {@link PixyException} a failed result carries, unwrapped. */

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 
 import io.kafkapixy.errors.PixyException;
@@ -42,11 +43,14 @@ final class TopicState {
      * queues {@code channel_buffer_size} more). A request revives an expired topic.
      */
     WaitingRequest park(Instant arrival, Instant deadline, int limit) {
-        return park(arrival, deadline, limit, false);
+        return park(arrival, deadline, limit, false, Receiver.ANY);
     }
 
-    /** As {@link #park(Instant, Instant, int)}; with {@code autoAck} the message is acked as it is handed over. */
-    WaitingRequest park(Instant arrival, Instant deadline, int limit, boolean autoAck) {
+    /**
+     * As {@link #park(Instant, Instant, int)}; with {@code autoAck} the message is acked once its transport says it
+     * was delivered, and it is handed over only while {@code receiver} can take it.
+     */
+    WaitingRequest park(Instant arrival, Instant deadline, int limit, boolean autoAck, Receiver receiver) {
         if (waiting.size() > limit) {
             throw PixyException.tooManyRequests();
         }
@@ -54,7 +58,7 @@ final class TopicState {
             lastRequest = arrival;
         }
         expired = false;
-        WaitingRequest r = new WaitingRequest(deadline, metrics, autoAck);
+        WaitingRequest r = new WaitingRequest(deadline, metrics, autoAck, receiver);
         waiting.addLast(r);
         return r;
     }
@@ -77,21 +81,27 @@ final class TopicState {
      * no request left waiting, hands messages to the streams with credits, one each in turn.
      */
     void dispatch(Instant now, int maxPending, int maxRetries, ServingGate gate) {
-        while (!waiting.isEmpty()) {
-            WaitingRequest r = waiting.peekFirst();
+        // Completing a result runs its transport's callbacks on this thread; none of them parks or unparks here.
+        Iterator<WaitingRequest> it = waiting.iterator();
+        while (it.hasNext()) {
+            WaitingRequest r = it.next();
             if (!now.isBefore(r.deadline)) {
-                waiting.pollFirst();
+                it.remove();
                 r.result.completeExceptionally(PixyException.longPollTimeout());
+                continue;
+            }
+            if (!r.receiver.canReceive()) {
+                // its client is gone or nearly out of time: the next request gets the message
                 continue;
             }
             if (!gate.open()) {
                 return;
             }
-            ConsumedMessage m = nextMessage(now, maxPending, maxRetries, r.autoAck);
+            ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
             if (m == null) {
                 return;
             }
-            waiting.pollFirst();
+            it.remove();
             r.result.complete(m);
         }
         dispatchToStreams(now, maxPending, maxRetries, gate);
@@ -117,7 +127,7 @@ final class TopicState {
                 if (!gate.open()) {
                     return;
                 }
-                ConsumedMessage m = nextMessage(now, maxPending, maxRetries, false);
+                ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
                 if (m == null) {
                     return;
                 }
@@ -152,7 +162,7 @@ final class TopicState {
         return streams;
     }
 
-    private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries, boolean autoAck) {
+    private ConsumedMessage nextMessage(Instant now, int maxPending, int maxRetries) {
         int n = partitions.size();
         for (int i = 0; i < n; i++) {
             int index = (next + i) % n;
@@ -160,9 +170,6 @@ final class TopicState {
             ConsumedMessage m = p.next(now, maxPending, maxRetries);
             if (m != null) {
                 next = (index + 1) % n;
-                if (autoAck && p.ack(m.offset())) {
-                    metrics.acked();
-                }
                 return m;
             }
         }

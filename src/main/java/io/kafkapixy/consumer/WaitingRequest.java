@@ -12,13 +12,15 @@ final class WaitingRequest {
     final Instant deadline;
     /** The meters of the topic it waits for. */
     final ConsumerMetrics.Topic meters;
-    /** The message it gets counts as acked as it is handed over (auto-ack): no second trip through the lock. */
+    /** The message it gets counts as acked once its transport says it was delivered (auto-ack). */
     final boolean autoAck;
+    final Receiver receiver;
     final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
 
-    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters, boolean autoAck) {
+    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters, boolean autoAck, Receiver receiver) {
         this.deadline = deadline;
         this.meters = meters;
         this.autoAck = autoAck;
+        this.receiver = receiver;
     }
 }

@@ -116,6 +116,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private final Counter acks;
         private final Counter redeliveries;
         private final Counter dropped;
+        private final Counter returned;
         private final Gauge<Integer> parkedGauge;
         private final Gauge<Integer> unackedGauge;
         private final Gauge<Long> lagGauge;
@@ -137,6 +138,9 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
                     "Messages offered again because their ack did not come within ack_timeout", tags);
             dropped = metrics.counter("kafkapixy.consume.dropped",
                     "Messages given up after max_retries redeliveries", tags);
+            returned = metrics.counter("kafkapixy.consume.returned",
+                    "Messages handed to a request whose client was gone (call ended, answer not written), offered "
+                    + "again at once instead of being lost or acked", tags);
             parkedGauge = metrics.gauge("kafkapixy.consume.parked", "Consume requests waiting for a message",
                     () -> parked, tags);
             unackedGauge = metrics.gauge("kafkapixy.consume.unacked", "Messages offered and not acked yet",
@@ -172,6 +176,11 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         }
 
         @Override
+        public void returned() {
+            returned.increment();
+        }
+
+        @Override
         public void state(int parked, int unacked, long lag) {
             this.parked = parked;
             this.unacked = unacked;
@@ -191,7 +200,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             });
             if (last[0]) {
                 List<Meter> meters = new java.util.ArrayList<>(requests.values());
-                meters.addAll(List.of(acks, redeliveries, dropped, parkedGauge, unackedGauge, lagGauge));
+                meters.addAll(List.of(acks, redeliveries, dropped, returned, parkedGauge, unackedGauge, lagGauge));
                 meters.forEach(metrics::remove);
             }
         }

@@ -155,22 +155,6 @@ class MemberLoopTest {
     }
 
     @Test
-    void anAutoAckRequestsMessageIsAckedAsItIsHandedOver() {
-        MemberRig rig = rig(settings());
-        rig.join(tp(0));
-        rig.fetchable(tp(0), 0, 1);
-        rig.loop.step();
-
-        WaitingRequest auto = rig.state.park(MemberRig.TOPIC, rig.clock.instant(), true);
-        rig.clock.advance(rig.config.offsetsCommitInterval());
-        rig.loop.step();
-
-        assertEquals(0, offset(auto));
-        assertEquals(1, rig.meters.acks.get());
-        assertEquals(1, rig.commits.get(tp(0)).offset());
-    }
-
-    @Test
     void aFailedCommitIsSentAgainAtTheNextInterval() {
         MemberRig rig = rig(settings());
         rig.join(tp(0));

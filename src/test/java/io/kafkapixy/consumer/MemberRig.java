@@ -101,7 +101,7 @@ final class MemberRig {
 
     /** A consume request arriving now. */
     WaitingRequest request() {
-        return state.park(TOPIC, clock.instant(), false);
+        return state.park(TOPIC, clock.instant(), false, Receiver.ANY);
     }
 
     /** The next poll gives this member exactly these partitions (revoking the others). */
@@ -188,6 +188,7 @@ final class MemberRig {
         final AtomicInteger acks = new AtomicInteger();
         final AtomicInteger redeliveries = new AtomicInteger();
         final AtomicInteger drops = new AtomicInteger();
+        final AtomicInteger returns = new AtomicInteger();
 
         @Override
         public Topic topic(String group, String topic) {
@@ -209,6 +210,11 @@ final class MemberRig {
                 @Override
                 public void dropped() {
                     drops.incrementAndGet();
+                }
+
+                @Override
+                public void returned() {
+                    returns.incrementAndGet();
                 }
 
                 @Override

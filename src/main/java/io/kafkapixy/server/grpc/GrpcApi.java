@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import io.grpc.stub.ServerCallStreamObserver;
@@ -55,9 +54,6 @@ import org.apache.kafka.common.header.Header;
 final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     private static final System.Logger LOG = System.getLogger(GrpcApi.class.getName());
-    /** Marks a call cancelled before its request was parked. */
-    private static final Runnable CANCELLED = () -> {
-    };
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
@@ -104,39 +100,28 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             fail(out, e);
             return;
         }
-        // A client that is gone takes its request out of the queue, so no message is handed to it. The handler can
-        // only be set now, before this method returns; the request may be parked later.
-        AtomicReference<Runnable> cancel = new AtomicReference<>();
-        if (out instanceof ServerCallStreamObserver<ConsRs> call) {
-            call.setOnCancelHandler(() -> {
-                Runnable parked = cancel.getAndSet(CANCELLED);
-                if (parked != null) {
-                    parked.run();
-                }
-            });
-        }
+        UnaryConsumeCall call = UnaryConsumeCall.watch(out);
         // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
         // guard), which must not hold up the loop.
         if (proxy.consumers().joinMayBlock(rq.getGroup())) {
-            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, cancel));
+            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, call));
         } else {
-            consume(proxy, rq, ack, out, cancel);
+            consume(proxy, rq, ack, out, call);
         }
     }
 
     private static void consume(Proxy proxy, ConsNAckRq rq, AckMode ack, StreamObserver<ConsRs> out,
-                                AtomicReference<Runnable> cancel) {
+                                UnaryConsumeCall call) {
         PendingConsume pending;
         try {
-            pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack);
+            pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack, call);
         } catch (RuntimeException e) {
             fail(out, e);
             return;
         }
-        if (!cancel.compareAndSet(null, pending::cancel)) {
-            pending.cancel();
-        }
+        call.parked(pending);
         // Completes here when a message is ready, else on the thread that hands one over or on the deadline timer.
+        // The message counts as delivered when the call closes cleanly, and comes back if it is cancelled instead.
         pending.result().whenComplete((m, error) -> {
             if (error != null) {
                 out.onError(GrpcErrors.toStatus(PendingConsume.failure(error)));
@@ -146,6 +131,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             try {
                 rs = response(m);
             } catch (RuntimeException e) {
+                call.answeredWithout();
                 fail(out, e);
                 return;
             }

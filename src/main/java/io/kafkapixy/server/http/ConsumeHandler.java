@@ -1,17 +1,22 @@
 package io.kafkapixy.server.http;
 
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
 import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import io.kafkapixy.consumer.AckMode;
 import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.PendingConsume;
 import io.kafkapixy.proxy.Proxy;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import org.apache.kafka.common.header.Header;
@@ -37,8 +42,35 @@ final class ConsumeHandler {
         RequestParams params = RequestParams.ofQuery(req.query().rawValue());
         String group = ConsumeParams.group(params);
         AckMode ack = ConsumeParams.ack(params, "ackPartition", "ackOffset", true);
-        ConsumedMessage m = proxy.consumers().consume(group, topic, ack);
-        HttpErrors.sendJson(res, Status.OK_200, response(m));
+        PendingConsume pending = proxy.consumers().consumeBlocking(group, topic, ack);
+        ConsumedMessage m = pending.await();
+        try {
+            sendInTwoWrites(res, Json.bytes(response(m)));
+        } catch (RuntimeException notSent) {
+            pending.cancel();
+            throw notSent;
+        }
+        pending.delivered();
+    }
+
+    /**
+     * Sends a 200 JSON answer as two socket writes: the status line, headers and first byte, then the rest. Helidon
+     * gives a handler no view of its connection, so a client that closed it while its poll waited is only found by
+     * writing: its system answers the first write with a reset, and the second then fails (before the message's body
+     * is sent, and before it counts as delivered). On one host the reset is there before the second write; over a
+     * network it takes a round trip, so a client that closed just before may still be sent a message.
+     */
+    private static void sendInTwoWrites(ServerResponse res, byte[] body) {
+        res.status(Status.OK_200);
+        res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "application/json"));
+        res.header(HeaderValues.create(HeaderNames.CONTENT_LENGTH, String.valueOf(body.length)));
+        try (OutputStream out = res.outputStream()) {
+            out.write(body, 0, 1);
+            out.flush();
+            out.write(body, 1, body.length - 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     void ack(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {

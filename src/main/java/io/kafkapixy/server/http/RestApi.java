@@ -12,6 +12,7 @@ import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
 import io.helidon.http.Status;
 import io.helidon.common.Weighted;
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpFeature;
 import io.helidon.webserver.http.HttpRouting;
@@ -128,6 +129,9 @@ public final class RestApi {
             handler.handle(proxy, topic, req, res);
         } catch (PixyException e) {
             HttpErrors.send(res, e);
+        } catch (CloseConnectionException e) {
+            // the answer could not be written (the client is gone): Helidon closes the connection
+            throw e;
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "Request failed: " + req.prologue(), e);
             HttpErrors.send(res, new PixyException(ErrorKind.INTERNAL, String.valueOf(e.getMessage()), e));
