@@ -16,20 +16,26 @@ import io.kafkapixy.consumer.Receiver;
  * offered again at once when the call is cancelled instead (the client cancelled it, its deadline passed, the
  * connection broke).
  *
- * <p>A call with a deadline takes no message in the last part of its time, half of what it had on arrival and at most
- * {@link #MAX_MARGIN}: the client's deadline comes before the server's by the request's transit, and the answer needs
- * the same transit back, so a message handed over just before the server's deadline would be answered to a client
- * that has already given up. Such a call stays parked without a message and ends as it would have: at its deadline.
+ * <p>A call with a deadline takes no message in the last part of its time: three quarters of what it had on arrival,
+ * at least {@link #MIN_MARGIN} and at most {@link #MAX_MARGIN}. What the server knows of the deadline is the time left
+ * when the client sent the call, rounded up to the millisecond by some clients; the answer then needs the way back
+ * and the client's own threads to read it before its timer fires, and on a busy host that took milliseconds
+ * (measured with Python's grpcio at 5 ms deadlines: messages answered with up to 4 ms of the server's deadline left
+ * were lost to a client that had already given up). Such a call stays parked without a message and ends as it would
+ * have: at its deadline, while the next call takes the message at once. A call that grpc-java closes only after its
+ * deadline has passed is not counted as delivered either: its message is offered again.
  */
 final class UnaryConsumeCall implements Receiver {
 
+    /** The least of a call's time that is kept back for its answer to travel: a shorter call takes no message. */
+    static final Duration MIN_MARGIN = Duration.ofMillis(3);
     /** The most of a call's time that is kept back for its answer to travel. */
     static final Duration MAX_MARGIN = Duration.ofMillis(50);
 
     private final ServerCallStreamObserver<?> call;
     /** {@link System#nanoTime()} after which the call takes no message; meaningless without a deadline. */
     private final long lastHandOver;
-    private final boolean hasDeadline;
+    private final Deadline deadline;
     private PendingConsume pending;
     private boolean cancelled;
     /** The call was answered with an error although a message was handed to it. */
@@ -37,9 +43,14 @@ final class UnaryConsumeCall implements Receiver {
 
     private UnaryConsumeCall(ServerCallStreamObserver<?> call, Deadline deadline) {
         this.call = call;
-        this.hasDeadline = deadline != null;
+        this.deadline = deadline;
         long remaining = deadline == null ? 0 : Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
-        this.lastHandOver = System.nanoTime() + remaining - Math.min(remaining / 2, MAX_MARGIN.toNanos());
+        this.lastHandOver = System.nanoTime() + remaining - margin(remaining);
+    }
+
+    /** Of {@code remainingNanos} on arrival, how much is kept back. */
+    static long margin(long remainingNanos) {
+        return Math.min(Math.max(remainingNanos / 4 * 3, MIN_MARGIN.toNanos()), MAX_MARGIN.toNanos());
     }
 
     /**
@@ -58,7 +69,7 @@ final class UnaryConsumeCall implements Receiver {
 
     @Override
     public boolean canReceive() {
-        return !call.isCancelled() && (!hasDeadline || System.nanoTime() - lastHandOver < 0);
+        return !call.isCancelled() && (deadline == null || System.nanoTime() - lastHandOver < 0);
     }
 
     /** The call's request is parked: a cancel from now on (or before) takes it out. */
@@ -93,7 +104,7 @@ final class UnaryConsumeCall implements Receiver {
         answeredWithout = true;
     }
 
-    /** grpc-java closed the call cleanly: what it answered was sent whole. */
+    /** grpc-java closed the call cleanly: what it answered was sent whole (in time, if it had a deadline). */
     private void closed() {
         PendingConsume p;
         boolean without;
@@ -104,7 +115,7 @@ final class UnaryConsumeCall implements Receiver {
         if (p == null) {
             return;
         }
-        if (without) {
+        if (without || deadline != null && deadline.isExpired()) {
             p.cancel();
         } else {
             p.delivered();
