@@ -1,0 +1,175 @@
+package io.kafkapixy.server;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.grpc.StatusRuntimeException;
+import io.kafkapixy.consumer.Consumers;
+import io.kafkapixy.testing.Background;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.Scrape;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonObject;
+import mailgun.kafkapixy.ConsNAckRq;
+import mailgun.kafkapixy.ConsRs;
+import org.junit.jupiter.api.Test;
+
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Auto-acked messages are not lost to clients that have gone: a gRPC call that ended (deadline, cancel) or a REST
+ * connection closed mid-poll never takes a message away; it stays for the next request. Against the broker, with
+ * what was committed read back with a plain admin client.
+ */
+class ClientGoneTest {
+
+    private static final int MESSAGES = 100;
+    /**
+     * Short enough that most calls run out of time between messages. A call is answered within its deadline only
+     * when its answer gets back in time; in this JVM, still compiling while the broker, the proxy and the client
+     * share two cores, 20 ms calls lost one early message in a run (README, "Clients that are gone").
+     */
+    private static final long DEADLINE_MS = 50;
+
+    private final TestKafka kafka = TestKafka.get();
+    private final String topic = TestKafka.uniqueTopic("gone");
+    private final String group = TestKafka.uniqueTopic("group");
+
+    @Test
+    void grpcAutoAckCallsWithShortDeadlinesLoseNoMessage() throws Exception {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start()) {
+            ConsNAckRq rq = ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setAutoAck(true).build();
+            joinOverGrpc(pixy, rq);
+            List<String> received = Collections.synchronizedList(new ArrayList<>());
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger deadlineExceeded = new AtomicInteger();
+            Future<?> consumer = Background.THREADS.submit(() -> {
+                while (!stop.get()) {
+                    try {
+                        ConsRs rs = pixy.grpc().withDeadlineAfter(DEADLINE_MS, TimeUnit.MILLISECONDS).consumeNAck(rq);
+                        received.add(rs.getMessage().toStringUtf8());
+                    } catch (StatusRuntimeException e) {
+                        deadlineExceeded.incrementAndGet();
+                    }
+                }
+            });
+            try {
+                Set<String> produced = producePaced(MESSAGES);
+                TestKafka.Waits.until(Duration.ofSeconds(60), "every message received",
+                        () -> distinct(received).size() >= MESSAGES);
+                stop.set(true);
+                consumer.get(30, TimeUnit.SECONDS);
+
+                assertEquals(produced, distinct(received), "none lost");
+                assertTrue(deadlineExceeded.get() > 0, "the calls did run out of time in between");
+            } finally {
+                stop.set(true);
+            }
+            awaitCommitted(MESSAGES);
+        }
+    }
+
+    @Test
+    void restLongPollsWhoseConnectionsClosedLoseNoMessage() throws Exception {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start()) {
+            Consumers consumers = pixy.app().proxies().get("").consumers();
+            assertEquals(408, pixy.get(messages()).statusCode());
+            TestKafka.Waits.until(Duration.ofSeconds(60), "the group's start committed",
+                    () -> kafka.committed(group, topic).containsKey(0));
+            int ghosts = 10;
+            List<Socket> sockets = new ArrayList<>();
+            for (int i = 0; i < ghosts; i++) {
+                Socket s = new Socket("127.0.0.1", pixy.restPort());
+                OutputStream out = s.getOutputStream();
+                out.write(("GET " + messages() + " HTTP/1.1\r\nHost: pixy\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                sockets.add(s);
+            }
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the polls parked",
+                    () -> consumers.parkedRequests() == ghosts);
+            for (Socket s : sockets) {
+                s.close();
+            }
+
+            Set<String> produced = new HashSet<>();
+            for (int i = 0; i < 5; i++) {
+                kafka.produce(topic, 0, null, "m" + i);
+                produced.add("m" + i);
+            }
+            List<String> received = new ArrayList<>();
+            while (received.size() < produced.size()) {
+                var rs = pixy.get(messages());
+                if (rs.statusCode() == 200) {
+                    JsonObject m = object(rs.body());
+                    received.add(new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8));
+                } else {
+                    assertEquals(408, rs.statusCode(), rs.body());
+                }
+            }
+
+            assertEquals(produced, new HashSet<>(received), "none lost to the closed connections");
+            assertEquals(produced.size(), received.size());
+            awaitCommitted(produced.size());
+            Scrape metrics = Scrape.parse(pixy.get("/metrics").body());
+            assertTrue(metrics.value("kafkapixy_consume_returned_total", "cluster", "default", "group", group,
+                            "topic", topic) >= 1,
+                    "the messages handed to the closed connections came back");
+        }
+    }
+
+    private RunningPixy start() {
+        return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group, ConsumerSettingsBuilder.fast()));
+    }
+
+    private void joinOverGrpc(RunningPixy pixy, ConsNAckRq rq) {
+        StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+                () -> pixy.grpc().withDeadlineAfter(30, TimeUnit.SECONDS).consumeNAck(rq));
+        assertEquals(io.grpc.Status.Code.NOT_FOUND, e.getStatus().getCode());
+        TestKafka.Waits.until(Duration.ofSeconds(60), "the group's start committed",
+                () -> kafka.committed(group, topic).containsKey(0));
+    }
+
+    private static Set<String> distinct(List<String> synchronizedList) {
+        synchronized (synchronizedList) {
+            return new HashSet<>(synchronizedList);
+        }
+    }
+
+    /** {@code n} messages 40 ms apart: calls keep running out of time between them. */
+    private Set<String> producePaced(int n) throws InterruptedException {
+        Set<String> produced = new HashSet<>();
+        for (int i = 0; i < n; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+            produced.add("m" + i);
+            Thread.sleep(40);
+        }
+        return produced;
+    }
+
+    private void awaitCommitted(int end) {
+        TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
+                () -> kafka.committed(group, topic).containsKey(0)
+                      && kafka.committed(group, topic).get(0).offset() == end);
+    }
+
+    private String messages() {
+        return "/topics/" + topic + "/messages?group=" + group;
+    }
+}
