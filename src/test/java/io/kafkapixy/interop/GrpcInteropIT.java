@@ -19,6 +19,7 @@ import io.kafkapixy.testing.TestCerts;
 import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
@@ -213,6 +214,40 @@ class GrpcInteropIT {
         TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
                 () -> kafka.committed(group, topic).containsKey(0)
                       && kafka.committed(group, topic).get(0).offset() == 100);
+    }
+
+    /**
+     * Python's grpcio loops auto-ack ConsumeNAck calls with 20 ms deadlines while 300 messages are produced 13 ms
+     * apart: the calls keep running out of time in between, and none takes a message away with it.
+     */
+    @Test
+    void pythonAutoAckCallsWithShortDeadlinesReceiveEveryMessageExactlyOnce() throws Exception {
+        PythonClient python = PYTHON;
+        Path work = prepared(python);
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("short-deadlines"), 1);
+        String group = "short-deadlines-" + System.nanoTime();
+
+        Commands.Result r = Commands.run(work, python.env(work), CLIENT_TIMEOUT, List.of(python.python(),
+                InteropClient.SOURCES.resolve("python/short_deadlines.py").toAbsolutePath().toString(), "127.0.0.1:" + plainGrpc,
+                topic, group, "20", "300", "13"));
+
+        assertTrue(r.ok(), r.describe());
+        JsonObject result = JsonBodies.object(r.out().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no result: " + r.describe())));
+        List<String> produced = result.getJsonArray("produced").getValuesAs(JsonString.class).stream()
+                .map(JsonString::getString).toList();
+        List<String> received = result.getJsonArray("received").getValuesAs(JsonString.class).stream()
+                .map(JsonString::getString).toList();
+        assertEquals(300, produced.size());
+        assertEquals(new java.util.TreeSet<>(produced), new java.util.TreeSet<>(received),
+                "every message received: " + result.getJsonObject("endings"));
+        List<String> twice = received.stream().filter(v -> received.indexOf(v) != received.lastIndexOf(v)).toList();
+        assertEquals(300, received.size(), "none twice: " + twice + " " + result.getJsonObject("endings"));
+        assertTrue(result.getJsonObject("endings").getInt("DEADLINE_EXCEEDED", 0) > 0,
+                "calls ran out of time in between: " + result.getJsonObject("endings"));
+        TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
+                () -> kafka.committed(group, topic).containsKey(0)
+                      && kafka.committed(group, topic).get(0).offset() == kafka.endOffsets(topic, 1).get(0));
     }
 
     private void scenario(InteropClient client, boolean overTls) throws Exception {

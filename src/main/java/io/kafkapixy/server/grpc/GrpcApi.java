@@ -121,7 +121,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         }
         call.parked(pending);
         // Completes here when a message is ready, else on the thread that hands one over or on the deadline timer.
-        // The message counts as delivered when the call closes cleanly, and comes back if it is cancelled instead.
+        // The message counts as delivered if its answer went out in time, and comes back otherwise.
         pending.result().whenComplete((m, error) -> {
             if (error != null) {
                 out.onError(GrpcErrors.toStatus(PendingConsume.failure(error)));
@@ -135,6 +135,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
                 fail(out, e);
                 return;
             }
+            call.answering();
             out.onNext(rs);
             out.onCompleted();
         });

@@ -12,18 +12,24 @@ import io.kafkapixy.consumer.Receiver;
 
 /**
  * One {@code ConsumeNAck} call as its parked request sees it: a message is handed to it only while the call can still
- * deliver it, counts as delivered (and, with auto-ack, acked) only once grpc-java has closed the call cleanly, and is
- * offered again at once when the call is cancelled instead (the client cancelled it, its deadline passed, the
- * connection broke).
+ * deliver it, and counts as delivered (and, with auto-ack, acked) only if its answer went out in time; otherwise it
+ * is offered again at once.
  *
- * <p>A call with a deadline takes no message in the last part of its time: three quarters of what it had on arrival,
- * at least {@link #MIN_MARGIN} and at most {@link #MAX_MARGIN}. What the server knows of the deadline is the time left
- * when the client sent the call, rounded up to the millisecond by some clients; the answer then needs the way back
- * and the client's own threads to read it before its timer fires, and on a busy host that took milliseconds
- * (measured with Python's grpcio at 5 ms deadlines: messages answered with up to 4 ms of the server's deadline left
- * were lost to a client that had already given up). Such a call stays parked without a message and ends as it would
- * have: at its deadline, while the next call takes the message at once. A call that grpc-java closes only after its
- * deadline has passed is not counted as delivered either: its message is offered again.
+ * <p>What the server knows of a deadline is the time left when the client sent the call, rounded up by some clients;
+ * the answer then needs the way back and the client's own threads to read it before its timer fires, which on a busy
+ * host took milliseconds (Python's grpcio at 5 ms deadlines: most calls were cancelled by their client within 1 ms
+ * before the server's deadline, a few up to 5 ms before). So:
+ * <ul>
+ * <li>a call takes no message once it was cancelled, nor in the last part of its time: three quarters of what it had
+ * on arrival, at least {@link #MIN_MARGIN} and at most {@link #MAX_MARGIN}. Such a call stays parked without a message
+ * and ends as it would have, at its deadline, while the next call takes the message at once;</li>
+ * <li>the answer is in time when it was handed to grpc-java with at least {@link #CLOSE_MARGIN} of the deadline left;
+ * </li>
+ * <li>the message counts as delivered when the call then closes, or is cancelled only by the server's own deadline
+ * (its close was still being reported: the first answers of a new process are reported tens of milliseconds after
+ * they went out). It comes back when the answer was late, or when the client cancelled the call: a client cancels
+ * when its deadline passes before the answer arrived.</li>
+ * </ul>
  */
 final class UnaryConsumeCall implements Receiver {
 
@@ -31,15 +37,20 @@ final class UnaryConsumeCall implements Receiver {
     static final Duration MIN_MARGIN = Duration.ofMillis(3);
     /** The most of a call's time that is kept back for its answer to travel. */
     static final Duration MAX_MARGIN = Duration.ofMillis(50);
+    /** An answer handed to grpc-java with less than this left of the server's deadline is taken as too late. */
+    static final Duration CLOSE_MARGIN = Duration.ofMillis(1);
 
     private final ServerCallStreamObserver<?> call;
+    /** Null when the call has none. */
+    private final Deadline deadline;
     /** {@link System#nanoTime()} after which the call takes no message; meaningless without a deadline. */
     private final long lastHandOver;
-    private final Deadline deadline;
     private PendingConsume pending;
     private boolean cancelled;
-    /** The call was answered with an error although a message was handed to it. */
-    private boolean answeredWithout;
+    /** How the answer went: not yet, with the message in time, too late, or without the message. */
+    private Answer answer = Answer.NONE;
+
+    private enum Answer { NONE, IN_TIME, LATE, WITHOUT_MESSAGE }
 
     private UnaryConsumeCall(ServerCallStreamObserver<?> call, Deadline deadline) {
         this.call = call;
@@ -84,41 +95,55 @@ final class UnaryConsumeCall implements Receiver {
         }
     }
 
-    private void cancelled() {
-        PendingConsume p;
-        synchronized (this) {
-            cancelled = true;
-            p = pending;
-        }
-        // outside this object's lock: the group's lock is taken here, and the group calls back under it
-        if (p != null) {
-            p.cancel();
-        }
+    /** The answer carrying the handed message is about to be given to grpc-java. */
+    synchronized void answering() {
+        boolean inTime = deadline == null || deadline.timeRemaining(TimeUnit.NANOSECONDS) >= CLOSE_MARGIN.toNanos();
+        answer = inTime ? Answer.IN_TIME : Answer.LATE;
     }
 
     /**
      * The message handed to the call is not in its answer (it could not be encoded): it comes back when the call
-     * closes. Not given back here, as this runs where the message was handed over, under its group's lock.
+     * ends. Not given back here, as this runs where the message was handed over, under its group's lock.
      */
     synchronized void answeredWithout() {
-        answeredWithout = true;
+        answer = Answer.WITHOUT_MESSAGE;
     }
 
-    /** grpc-java closed the call cleanly: what it answered was sent whole (in time, if it had a deadline). */
+    private void cancelled() {
+        PendingConsume p;
+        boolean delivered;
+        synchronized (this) {
+            cancelled = true;
+            p = pending;
+            // a cancel after the server's deadline is the server's own; one before it, the client's
+            delivered = answer == Answer.IN_TIME && deadline != null && deadline.isExpired();
+        }
+        // outside this object's lock: the group's lock is taken here, and the group calls back under it
+        if (p == null) {
+            return;
+        }
+        if (delivered) {
+            p.delivered();
+        } else {
+            p.cancel();
+        }
+    }
+
+    /** grpc-java closed the call cleanly: what it answered was sent whole. */
     private void closed() {
         PendingConsume p;
-        boolean without;
+        Answer a;
         synchronized (this) {
             p = pending;
-            without = answeredWithout;
+            a = answer;
         }
         if (p == null) {
             return;
         }
-        if (without || deadline != null && deadline.isExpired()) {
-            p.cancel();
-        } else {
+        if (a == Answer.IN_TIME) {
             p.delivered();
+        } else {
+            p.cancel();
         }
     }
 }
