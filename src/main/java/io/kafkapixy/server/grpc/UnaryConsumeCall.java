@@ -2,6 +2,7 @@ package io.kafkapixy.server.grpc;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -25,7 +26,8 @@ import io.kafkapixy.consumer.Receiver;
  * and ends as it would have, at its deadline, while the next call takes the message at once;</li>
  * <li>the answer is in time when it was handed to grpc-java with at least {@link #CLOSE_MARGIN} of the deadline left;
  * </li>
- * <li>the message counts as delivered when the call then closes, or is cancelled only by the server's own deadline
+ * <li>the message counts as delivered when the call then closes with at least {@link #CLOSE_MARGIN} left, or when it
+ * was answered with half of its time or more still left and then closes or is cancelled by the server's own deadline
  * (its close was still being reported: the first answers of a new process are reported tens of milliseconds after
  * they went out). It comes back when the answer was late, or when the client cancelled the call: a client cancels
  * when its deadline passes before the answer arrived.</li>
@@ -45,18 +47,23 @@ final class UnaryConsumeCall implements Receiver {
     private final Deadline deadline;
     /** {@link System#nanoTime()} after which the call takes no message; meaningless without a deadline. */
     private final long lastHandOver;
+    private final Context context;
+    /** The deadline's nanoseconds left on arrival; 0 without one. */
+    private final long arrivalLeft;
     private PendingConsume pending;
     private boolean cancelled;
-    /** How the answer went: not yet, with the message in time, too late, or without the message. */
+    /** How the answer went: not yet, early (half the call's time or more left), in time, too late, or without the
+     *  message. */
     private Answer answer = Answer.NONE;
 
-    private enum Answer { NONE, IN_TIME, LATE, WITHOUT_MESSAGE }
+    enum Answer { NONE, EARLY, IN_TIME, LATE, WITHOUT_MESSAGE }
 
-    private UnaryConsumeCall(ServerCallStreamObserver<?> call, Deadline deadline) {
+    private UnaryConsumeCall(ServerCallStreamObserver<?> call, Context context) {
         this.call = call;
-        this.deadline = deadline;
-        long remaining = deadline == null ? 0 : Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
-        this.lastHandOver = System.nanoTime() + remaining - margin(remaining);
+        this.context = context;
+        this.deadline = context.getDeadline();
+        this.arrivalLeft = deadline == null ? 0 : Math.max(0, deadline.timeRemaining(TimeUnit.NANOSECONDS));
+        this.lastHandOver = System.nanoTime() + arrivalLeft - margin(arrivalLeft);
     }
 
     /** Of {@code remainingNanos} on arrival, how much is kept back. */
@@ -72,7 +79,7 @@ final class UnaryConsumeCall implements Receiver {
         if (!(out instanceof ServerCallStreamObserver<?> call)) {
             throw new IllegalArgumentException("not a server call: " + out);
         }
-        UnaryConsumeCall c = new UnaryConsumeCall(call, Context.current().getDeadline());
+        UnaryConsumeCall c = new UnaryConsumeCall(call, Context.current());
         call.setOnCancelHandler(c::cancelled);
         call.setOnCloseHandler(c::closed);
         return c;
@@ -97,8 +104,29 @@ final class UnaryConsumeCall implements Receiver {
 
     /** The answer carrying the handed message is about to be given to grpc-java. */
     synchronized void answering() {
-        boolean inTime = deadline == null || deadline.timeRemaining(TimeUnit.NANOSECONDS) >= CLOSE_MARGIN.toNanos();
-        answer = inTime ? Answer.IN_TIME : Answer.LATE;
+        answer = deadline == null ? Answer.EARLY
+                : answerWith(deadline.timeRemaining(TimeUnit.NANOSECONDS), arrivalLeft);
+    }
+
+    /** An answer given with {@code leftNanos} of the deadline left, of {@code arrivalLeftNanos} on arrival. */
+    static Answer answerWith(long leftNanos, long arrivalLeftNanos) {
+        if (leftNanos < CLOSE_MARGIN.toNanos()) {
+            return Answer.LATE;
+        }
+        return leftNanos >= arrivalLeftNanos / 2 ? Answer.EARLY : Answer.IN_TIME;
+    }
+
+    /** Whether the message of a call answered so counts as delivered when the call closes {@code leftNanos} early. */
+    static boolean deliveredOnClose(Answer answer, long leftNanos) {
+        return answer == Answer.EARLY || answer == Answer.IN_TIME && leftNanos >= CLOSE_MARGIN.toNanos();
+    }
+
+    /**
+     * Whether the message of a call answered so counts as delivered when the call is cancelled, by the server's own
+     * deadline or otherwise (the client, a broken connection).
+     */
+    static boolean deliveredOnCancel(Answer answer, boolean byServerDeadline) {
+        return answer == Answer.EARLY && byServerDeadline;
     }
 
     /**
@@ -115,8 +143,8 @@ final class UnaryConsumeCall implements Receiver {
         synchronized (this) {
             cancelled = true;
             p = pending;
-            // a cancel after the server's deadline is the server's own; one before it, the client's
-            delivered = answer == Answer.IN_TIME && deadline != null && deadline.isExpired();
+            // the server's own deadline cancels with a timeout; a client's cancel, or a broken connection, otherwise
+            delivered = deliveredOnCancel(answer, context.cancellationCause() instanceof TimeoutException);
         }
         // outside this object's lock: the group's lock is taken here, and the group calls back under it
         if (p == null) {
@@ -140,7 +168,8 @@ final class UnaryConsumeCall implements Receiver {
         if (p == null) {
             return;
         }
-        if (a == Answer.IN_TIME) {
+        long left = deadline == null ? Long.MAX_VALUE : deadline.timeRemaining(TimeUnit.NANOSECONDS);
+        if (deliveredOnClose(a, left)) {
             p.delivered();
         } else {
             p.cancel();
