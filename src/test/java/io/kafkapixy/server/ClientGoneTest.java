@@ -39,8 +39,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClientGoneTest {
 
     private static final int MESSAGES = 100;
-    /** Short enough that most calls run out of time between messages. */
-    private static final long DEADLINE_MS = 20;
+    /**
+     * Short enough that most calls run out of time between messages. Not the 20 ms of GrpcInteropIT's Python client:
+     * here the client, the proxy and the broker share one JVM, so one pause of it (a collection while the rest of the
+     * suite's load runs) stalls the answer and the client's read together, and at 20 ms one such pause cost a message
+     * in a full run; this test is about the rules, which hold the same at 50 ms.
+     */
+    private static final long DEADLINE_MS = 50;
 
     private final TestKafka kafka = TestKafka.get();
     private final String topic = TestKafka.uniqueTopic("gone");
@@ -151,13 +156,13 @@ class ClientGoneTest {
         }
     }
 
-    /** {@code n} messages 13 ms apart: calls keep running out of time between them. */
+    /** {@code n} messages 40 ms apart: calls keep running out of time between them. */
     private Set<String> producePaced(int n) throws InterruptedException {
         Set<String> produced = new HashSet<>();
         for (int i = 0; i < n; i++) {
             kafka.produce(topic, 0, null, "m" + i);
             produced.add("m" + i);
-            Thread.sleep(13);
+            Thread.sleep(40);
         }
         return produced;
     }
