@@ -16,8 +16,8 @@ import grpc
 
 import kafkapixy_pb2 as pb
 import kafkapixy_pb2_grpc as pbg
+from interop import TIMEOUT, wait_for_start
 
-TIMEOUT = 30
 QUIET_SECONDS = 8
 
 
@@ -29,12 +29,7 @@ def joined(stub, topic, group):
     except grpc.RpcError as e:
         if e.code() != grpc.StatusCode.NOT_FOUND:
             raise
-    for _ in range(150):
-        rs = stub.GetOffsets(pb.GetOffsetsRq(topic=topic, group=group), timeout=TIMEOUT)
-        if all(o.offset != -1 for o in rs.offsets):
-            return
-        time.sleep(0.2)
-    raise RuntimeError("the group never committed its start")
+    wait_for_start(stub, topic, group)
 
 
 def main(target, topic, group, deadline_ms, count, interval_ms):

@@ -146,15 +146,7 @@ final class UnaryConsumeCall implements Receiver {
             // the server's own deadline cancels with a timeout; a client's cancel, or a broken connection, otherwise
             delivered = deliveredOnCancel(answer, context.cancellationCause() instanceof TimeoutException);
         }
-        // outside this object's lock: the group's lock is taken here, and the group calls back under it
-        if (p == null) {
-            return;
-        }
-        if (delivered) {
-            p.delivered();
-        } else {
-            p.cancel();
-        }
+        settle(p, delivered);
     }
 
     /** grpc-java closed the call cleanly: what it answered was sent whole. */
@@ -165,11 +157,16 @@ final class UnaryConsumeCall implements Receiver {
             p = pending;
             a = answer;
         }
+        settle(p, deliveredOnClose(a, deadline == null ? Long.MAX_VALUE
+                : deadline.timeRemaining(TimeUnit.NANOSECONDS)));
+    }
+
+    /** Outside this object's lock: the group's lock is taken here, and the group calls back under it. */
+    private static void settle(PendingConsume p, boolean delivered) {
         if (p == null) {
             return;
         }
-        long left = deadline == null ? Long.MAX_VALUE : deadline.timeRemaining(TimeUnit.NANOSECONDS);
-        if (deliveredOnClose(a, left)) {
+        if (delivered) {
             p.delivered();
         } else {
             p.cancel();
