@@ -28,6 +28,8 @@ import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.security.BearerTokens;
 import io.kafkapixy.security.ServerTls;
 import io.kafkapixy.server.grpc.GrpcServer;
+import io.kafkapixy.server.http.Http10Connections;
+import io.kafkapixy.server.http.Http10Entities;
 import io.kafkapixy.server.http.NotHttpRequests;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
@@ -129,13 +131,16 @@ public final class PixyServer implements AutoCloseable {
         Http1Config http1 = Http1Config.builder().validatePrologue(false)
                 .maxPrologueLength(limits.maxRequestLineBytes())
                 .maxHeadersSize(limits.maxHeaderBytes()).build();
+        Http10Connections http10 = new Http10Connections(http1);
+        routing.addFilter(new Http10Entities(http10));
         Http2Config http2 = Http2Config.builder().initialWindowSize(HTTP2_SIMPLE_WINDOW)
                 .maxHeaderListSize(limits.maxHeaderBytes()).build();
         builder.host(addr.host()).port(addr.port()).routing(routing).addProtocol(http1).addProtocol(http2)
                 .maxPayloadSize(maxPayload(config)).connectionOptions(NO_DELAY).useNio(useNio)
                 .maxTcpConnections(limits.maxRestConnections())
                 .directHandlers(transportErrors).errorHandling(PARSER_MESSAGES)
-                .addConnectionSelector(new NotHttpRequests());
+                .addConnectionSelector(new NotHttpRequests())
+                .addConnectionSelector(http10);
         tls.map(PixyServer::tls).ifPresent(builder::tls);
         builder.addFeature(ObserveFeature.builder()
                 .endpoint("/")

@@ -195,8 +195,6 @@ class MalformedRequestsTest {
                 new Object[] {"binary bytes", binary, 400, "malformed HTTP request: not an HTTP/1.1 request line"},
                 new Object[] {"a TLS handshake on the plaintext port", new byte[] {0x16, 0x03, 0x01, 0x02, 0x00, 0x01},
                         400, "malformed HTTP request: not an HTTP/1.1 request line"},
-                new Object[] {"HTTP/1.0", "GET /_ping HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII), 505,
-                        "HTTP/1.0 is not supported, use HTTP/1.1"},
                 new Object[] {"a request line over limits.max_request_line_bytes",
                         over.getBytes(StandardCharsets.US_ASCII), 414, "Request URI too long."});
         long endBefore = end();

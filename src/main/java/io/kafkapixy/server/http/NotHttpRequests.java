@@ -13,11 +13,11 @@ import io.helidon.webserver.spi.ServerConnection;
 import io.helidon.webserver.spi.ServerConnectionSelector;
 
 /**
- * Answers, on the REST socket, what neither HTTP/1.1 nor HTTP/2 will take: a first line that is not an HTTP request
- * line ({@code GARBAGE}), binary bytes (a TLS handshake on a plaintext port), an HTTP/1.0 request. Helidon's own
- * selectors leave these unanswered: binary bytes closed the connection silently, and a short line that is not HTTP
- * waited for the 24 bytes of an HTTP/2 preface, until the client gave up. Here they get 400 (or 505 for HTTP/1.0)
- * with a JSON error, and the connection is closed.
+ * Answers, on the REST socket, what neither HTTP/1.1, HTTP/1.0 nor HTTP/2 will take: a first line that is not an HTTP
+ * request line ({@code GARBAGE}), binary bytes (a TLS handshake on a plaintext port). Helidon's own selectors leave
+ * these unanswered: binary bytes closed the connection silently, and a short line that is not HTTP waited for the 24
+ * bytes of an HTTP/2 preface, until the client gave up. Here they get 400 with a JSON error, and the connection is
+ * closed.
  *
  * <p>Helidon asks this selector first; it claims only what is certainly not a request for the others, and leaves
  * everything else (a valid or still incomplete request line, the HTTP/2 preface) to them.
@@ -32,28 +32,35 @@ public final class NotHttpRequests implements ServerConnectionSelector {
     record Answer(int status, String reason, String error) {
     }
 
-    /** The answer for a connection that starts with these bytes, or empty when they may be a request. */
-    static Optional<Answer> classify(byte[] start, int length) {
+    /** What a connection's first line is, as far as it has arrived. */
+    enum FirstLine { HTTP_1_1, HTTP_1_0, HTTP_2_PREFACE, NOT_HTTP, UNKNOWN }
+
+    /** The first line of a connection that starts with these bytes; {@code UNKNOWN} until it has ended. */
+    static FirstLine firstLine(byte[] start, int length) {
         int n = Math.min(length, LOOK_AT);
         for (int i = 0; i < n; i++) {
             int b = start[i] & 0xFF;
             if (b == '\n') {
                 int end = i > 0 && start[i - 1] == '\r' ? i - 1 : i;
                 String line = new String(start, 0, end, StandardCharsets.ISO_8859_1);
-                if (line.endsWith(" HTTP/1.1") || line.equals(HTTP2_PREFACE_LINE)) {
-                    return Optional.empty();
+                if (line.endsWith(" HTTP/1.1")) {
+                    return FirstLine.HTTP_1_1;
                 }
-                if (line.endsWith(" HTTP/1.0")) {
-                    return Optional.of(new Answer(505, "HTTP Version Not Supported",
-                            "HTTP/1.0 is not supported, use HTTP/1.1"));
+                if (line.equals(HTTP2_PREFACE_LINE)) {
+                    return FirstLine.HTTP_2_PREFACE;
                 }
-                return Optional.of(malformed());
+                return line.endsWith(" HTTP/1.0") ? FirstLine.HTTP_1_0 : FirstLine.NOT_HTTP;
             }
             if (b < 0x20 && b != '\r' && b != '\t' || b == 0x7F) {
-                return Optional.of(malformed());
+                return FirstLine.NOT_HTTP;
             }
         }
-        return Optional.empty();
+        return FirstLine.UNKNOWN;
+    }
+
+    /** The answer for a connection that starts with these bytes, or empty when they may be a request. */
+    static Optional<Answer> classify(byte[] start, int length) {
+        return firstLine(start, length) == FirstLine.NOT_HTTP ? Optional.of(malformed()) : Optional.empty();
     }
 
     private static Answer malformed() {
