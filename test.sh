@@ -10,7 +10,7 @@ rm -f target/interop/skipped.txt
 status=0
 mvn -B -ntp verify -Dinterop.required="${INTEROP_REQUIRED:-false}" "$@" || status=$?
 if [ -s target/interop/skipped.txt ]; then
-  echo "gRPC interop clients skipped (run scripts/install-interop-clients.sh to install them):"
+  echo "interop clients skipped (run scripts/install-interop-clients.sh to install them):"
   sort -u target/interop/skipped.txt | sed 's/^/  /'
 fi
 exit $status
