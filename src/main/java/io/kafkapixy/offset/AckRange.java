@@ -1,7 +1,7 @@
 package io.kafkapixy.offset;
 
 /**
- * A half-open run {@code [from, to)} of acknowledged offsets (reference §4.9).
+ * A half-open run {@code [from, to)} of acknowledged offsets.
  *
  * <p>Deliberately unvalidated, like the original's {@code offsetRange}: ranges decoded from foreign metadata may
  * sit at or below the committed offset or touch each other, and the tracker reproduces the original's behaviour

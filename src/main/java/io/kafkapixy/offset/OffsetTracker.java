@@ -10,8 +10,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Per-partition bookkeeping of offered and acknowledged messages (reference §4.9 "Tracker operations"), a port of
- * the original's {@code offsettrk.T} with identical results on every input, including malformed metadata.
+ * Per-partition bookkeeping of offered and acknowledged messages, a port of the original's {@code offsettrk.T} with
+ * identical results on every input, including malformed metadata.
  *
  * <p>State: the committed {@link #offset()} (lowest offset not acked yet), the acked ranges above it (sorted,
  * disjoint, non-adjacent when built by this class) whose encoding is {@link #metadata()}, and the outstanding

@@ -7,8 +7,8 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The sparse-acks codec stored as Kafka offset-commit metadata (reference §4.9), bit-exact with the original
- * because Go and Java instances read each other's commits.
+ * The sparse-acks codec stored as Kafka offset-commit metadata, bit-exact with the original because Go and Java
+ * instances read each other's commits.
  *
  * <p>Every range is written as two numbers: its gap from the previous boundary (the committed offset for the first
  * range, the previous range's {@code to} after that) and its length. A number is a little-endian base-32 varint
@@ -113,8 +113,8 @@ public final class SparseAcks {
     }
 
     /**
-     * The {@code sparse_acks} API field (reference §1.5): each range as {@code <from>-<to>} relative to
-     * {@code base}, joined by {@code ,}.
+     * The {@code sparse_acks} field of get-offsets: each range as {@code <from>-<to>} relative to {@code base}, joined
+     * by {@code ,}.
      */
     public static String human(long base, List<AckRange> ranges) {
         StringBuilder out = new StringBuilder();

@@ -1,7 +1,7 @@
 package io.kafkapixy.offset;
 
 /**
- * Committed offset metadata that is not a valid sparse-acks encoding (reference §4.9).
+ * Committed offset metadata that is not a valid sparse-acks encoding.
  *
  * <p>{@link #getMessage()} is the original's range-level error text, exactly as its {@code TestRangeDecodeError}
  * lists it: {@code bad range: {10000 10000}}, {@code bad `from` boundary: bad sequence: 0123456789012},

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Partition metadata as list-topics and topic-metadata report it (reference §1.8). */
+/** Partition metadata as list-topics and topic-metadata report it. */
 class PartitionsOfTest {
 
     @Test

@@ -1,4 +1,4 @@
-package io.kafkapixy.admin;
+package io.kafkapixy.offset.store;
 
 import java.util.Collection;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.kafkapixy.admin;
+package io.kafkapixy.offset.store;
 
 import java.io.IOException;
 import java.net.ServerSocket;
