@@ -36,7 +36,7 @@ COPY --from=aot /opt/kafka-pixy/kafka-pixy.aot ./kafka-pixy.aot
 COPY jvm.options ./jvm.options
 COPY docker/kafka-pixy.yaml /etc/kafka-pixy.yaml
 # Two allocator arenas for the C library instead of up to eight per core: ~35 MiB less resident native memory
-# (README, Footprint).
+# (docs/performance.md, Footprint).
 ENV MALLOC_ARENA_MAX=2
 # A numeric user, so Kubernetes' runAsNonRoot can verify it.
 USER 10001:10001
@@ -45,7 +45,7 @@ EXPOSE 19091 19092
 # what they accepted. Give the container longer than that to stop: docker stop -t 60.
 STOPSIGNAL SIGTERM
 # jvm.options: the collector and memory limits, the heap 30% of the container's memory limit, an OutOfMemoryError
-# ends the process so that it is restarted (README, Footprint). The AOT cache halves the start-up. The last two flags
+# ends the process so that it is restarted (docs/performance.md, Footprint). The AOT cache halves the start-up. The last two flags
 # silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe (the training run uses
 # the same). More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override
 # the file, e.g. docker run kafka-pixy -kafkaPeers broker:9092.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks Kafka-Pixy side by side with raw kafka-clients (see README, Performance). Builds the proxy jar and the
+# Benchmarks Kafka-Pixy side by side with raw kafka-clients (see docs/performance.md). Builds the proxy jar and the
 # benchmark (src/bench/java, compiled with the tests, never in the jar), then runs it; arguments go to the benchmark:
 #   ./bench.sh                                   embedded broker + target/kafka-pixy.jar as a child process
 #   ./bench.sh --grpc h:p --http h:p --kafka h:p  any running Kafka-Pixy-compatible server (e.g. the original)

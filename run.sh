@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source ./scripts/java-home.sh
 mvn -B -ntp -DskipTests package
-# The allocator arenas as the container image sets them (README, Footprint).
+# The allocator arenas as the container image sets them (docs/performance.md, Footprint).
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 # shellcheck disable=SC2086 # PIXY_JVM_FLAGS is a list of flags
 exec "$JAVA_HOME/bin/java" $PIXY_JVM_FLAGS @jvm.options -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \

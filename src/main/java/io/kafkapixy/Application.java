@@ -57,10 +57,10 @@ public final class Application implements AutoCloseable {
     }
 
     /**
-     * Graceful shutdown (reference §4.14, issue 6): readiness goes false first; then the proxies stop while the
-     * servers still run, so parked consume requests are answered 503, new ones too, acks still reach the consumers
-     * while they wait for them ({@code consumer.shutdown_timeout}, at most {@code ack_timeout}) and commit, and
-     * accepted async messages are delivered ({@code producer.shutdown_timeout}); then the servers stop.
+     * Graceful shutdown that loses nothing: readiness goes false first; then the proxies stop while the servers still
+     * run, so parked consume requests are answered 503, new ones too, acks still reach the consumers while they wait
+     * for them ({@code consumer.shutdown_timeout}, at most {@code ack_timeout}) and commit, and accepted async messages
+     * are delivered ({@code producer.shutdown_timeout}); then the servers stop.
      */
     @Override
     public void close() {

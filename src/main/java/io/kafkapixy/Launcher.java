@@ -20,10 +20,10 @@ import io.kafkapixy.embedded.EmbeddedKafka;
 import io.kafkapixy.logging.LogSetup;
 
 /**
- * What {@link Main} runs: the command line: the original's flags and config file (reference §3.5), plus
- * {@code -embeddedKafka [-embeddedKafkaDir DIR]}, which starts a single-node broker in this JVM and points the
- * default cluster at it (the quick start; the broker's classes come from {@code target/quickstart-libs}, which
- * {@code ./run.sh} puts on the class path). Without {@code -embeddedKafka} no broker is started.
+ * What {@link Main} runs: the command line: the original's flags and config file, plus
+ * {@code -embeddedKafka [-embeddedKafkaDir DIR]}, which starts a single-node broker in this JVM and points the default
+ * cluster at it (the quick start; the broker's classes come from {@code target/quickstart-libs}, which {@code ./run.sh}
+ * puts on the class path). Without {@code -embeddedKafka} no broker is started.
  */
 final class Launcher {
 

@@ -94,7 +94,7 @@ final class Report {
             return this;
         }
 
-        /** The proxy's CPU time per message over the measured window (design.md §4.2), NaN when not measured. */
+        /** The proxy's CPU time per message in µs over the measured window, NaN when not measured. */
         double proxyMicrosPerMessage() {
             if (cpu == null || Double.isNaN(cpu.proxyCores()) || Double.isNaN(rate) || rate <= 0) {
                 return Double.NaN;

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.kafkapixy.errors.GoStrings;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -324,7 +325,7 @@ public final class CommandLine {
             case "1", "t", "T", "TRUE", "true", "True" -> true;
             case "0", "f", "F", "FALSE", "false", "False" -> false;
             default -> throw new ConfigException(
-                    "invalid boolean value " + ConfigLoader.goQuote(value) + " for -" + flag + ": parse error");
+                    "invalid boolean value " + GoStrings.quote(value) + " for -" + flag + ": parse error");
         };
     }
 
@@ -381,6 +382,6 @@ public final class CommandLine {
     }
 
     private static ConfigException badLogging(String json, String problem) {
-        return new ConfigException("invalid value " + ConfigLoader.goQuote(json) + " for flag -logging: " + problem);
+        return new ConfigException("invalid value " + GoStrings.quote(json) + " for flag -logging: " + problem);
     }
 }

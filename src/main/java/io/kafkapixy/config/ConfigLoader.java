@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 
 
+import io.kafkapixy.errors.GoStrings;
 import io.kafkapixy.security.BearerTokens;
 import io.kafkapixy.security.ClientTls;
 import io.kafkapixy.security.ServerTls;
@@ -284,7 +285,7 @@ public final class ConfigLoader {
                 p.text("partitioner")
                         .map(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
                                 () -> problems.add("producer.partitioner is invalid: "
-                                                   + goQuote("bad partitioner: " + v))))
+                                                   + GoStrings.quote("bad partitioner: " + v))))
                         .orElse(pd.partitioner()),
                 p.duration("timeout", pd.timeout()));
 
@@ -308,7 +309,7 @@ public final class ConfigLoader {
                 c.text("membership")
                         .map(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
                                 () -> problems.add("consumer.membership must be kafka or zookeeper, got "
-                                                   + goQuote(v))))
+                                                   + GoStrings.quote(v))))
                         .orElse(cd.membership()));
 
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
@@ -323,27 +324,5 @@ public final class ConfigLoader {
             onBad.run();
         }
         return match.orElse(dflt);
-    }
-
-    /** Go's {@code %q} for the texts that appear in config errors. */
-    static String goQuote(String s) {
-        StringBuilder out = new StringBuilder("\"");
-        s.codePoints().forEach(cp -> {
-            switch (cp) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (cp < 0x20 || cp == 0x7f) {
-                        out.append(String.format("\\x%02x", cp));
-                    } else {
-                        out.appendCodePoint(cp);
-                    }
-                }
-            }
-        });
-        return out.append('"').toString();
     }
 }

@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import io.kafkapixy.errors.GoStrings;
 import org.yaml.snakeyaml.nodes.NodeId;
 import org.yaml.snakeyaml.nodes.Tag;
 import org.yaml.snakeyaml.resolver.Resolver;
@@ -221,7 +222,7 @@ public final class ConfigSummary {
 
     private static String scalar(String s) {
         boolean plain = PLAIN.matcher(s).matches() && YAML_TYPES.resolve(NodeId.scalar, s, true).equals(Tag.STR);
-        return plain ? s : ConfigLoader.goQuote(s);
+        return plain ? s : GoStrings.quote(s);
     }
 
     private static boolean isEmpty(Object value) {

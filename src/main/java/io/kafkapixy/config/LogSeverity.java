@@ -3,6 +3,8 @@ package io.kafkapixy.config;
 import java.util.Locale;
 import java.util.Optional;
 
+import io.kafkapixy.errors.GoStrings;
+
 /**
  * The values a {@code logging} entry's {@code severity} may take: the lowest severity that sink writes.
  *
@@ -32,7 +34,7 @@ public enum LogSeverity {
 
     /** The complaint about a {@code severity} that {@link #parse} rejects, naming the key it came from. */
     public static String problem(String key, String text) {
-        return key + " must be one of trace, debug, info, warning, error, got " + ConfigLoader.goQuote(text);
+        return key + " must be one of trace, debug, info, warning, error, got " + GoStrings.quote(text);
     }
 
     /** The lower-case name, as written in a config and in JSON log lines. */

@@ -1,8 +1,8 @@
 package io.kafkapixy.consumer;
 
 /**
- * What a consume request acknowledges (reference §1.3, §2.3): nothing, the message it returns, or an earlier
- * message given by partition and offset.
+ * What a consume request acknowledges: nothing, the message it returns, or an earlier message given by partition and
+ * offset.
  */
 public sealed interface AckMode {
 

@@ -38,8 +38,8 @@ final class ConsumerSettings {
                 ByteArrayDeserializer.class.getName());
         // Offsets are ours: the tracker commits them with the sparse-ack metadata.
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // Initial positions are set explicitly (§4.8); this only applies when a fetch falls off the log (expired
-        // segments), where the original restarts at the oldest available offset.
+        // Initial positions are set explicitly (see InitialOffset); this only applies when a fetch falls off the log
+        // (expired segments), where the original restarts at the oldest available offset.
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         // Partitions that do not move keep flowing during a rebalance.
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,

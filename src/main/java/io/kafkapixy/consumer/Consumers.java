@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -19,8 +19,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
- * The consumer side of one cluster (reference §4.2): a {@link GroupConsumer} per group with live requests on this
- * instance, created by the first request and gone when its last topic expires.
+ * The consumer side of one cluster: a {@link GroupConsumer} per group with live requests on this instance, created by
+ * the first request and gone when its last topic expires.
  *
  * <p>Thread-safe, without a lock shared by all groups. The {@code Proxy} owns it and {@link #close() closes} it
  * before the producer: parked requests are answered 503, acked offsets committed, groups left.
@@ -51,8 +51,9 @@ public final class Consumers implements AutoCloseable {
 
     /**
      * A group's members on this instance, and the partitions this instance returned a message from while it had any:
-     * where acks may go (§1.2, §1.4). Both go with the group's last member, so they are bounded by the live groups'
-     * partitions (the original keeps every partition it ever served).
+     * the only ones acks are taken for (as in the original, a consume request's ack for another is ignored and an
+     * ack request gets 500 {@code acks channel missing ...}). Both go with the group's last member, so they are
+     * bounded by the live groups' partitions (the original keeps every partition it ever served).
      */
     private record Members(Set<GroupConsumer> consumers, Set<Served> served) {
 
@@ -180,8 +181,8 @@ public final class Consumers implements AutoCloseable {
     }
 
     /**
-     * Opens a stream of {@code group}'s messages of {@code topics} (issue 19): served beside the unary requests by
-     * the same member, under the same offsets and rules, while it has credits ({@link MessageStream#credit}); at most
+     * Opens a stream of {@code group}'s messages of {@code topics}: served beside the unary requests by the same
+     * member, under the same offsets and rules, while it has credits ({@link MessageStream#credit}); at most
      * {@code maxCredits} unspent at once. Blocks only to join a group through a guard, as {@link #consumeAsync}.
      *
      * @throws PixyException disabled, or shutting down

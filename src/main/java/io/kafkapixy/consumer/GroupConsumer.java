@@ -5,15 +5,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;
 
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
 
 /**
- * This instance's member of one consumer group (reference §4, design.md §3): one {@link Consumer} created and
- * owned by one thread, whose subscription is the set of topics with live requests here.
+ * This instance's member of one consumer group: one {@link Consumer} created and owned by one thread, whose
+ * subscription is the set of topics with live requests here.
  *
  * <p>Three parts, each readable alone: the {@link GroupState} that requests park in and ack against, under the
  * group's one lock; the {@link MemberLoop} on the owning thread, which polls, pauses, commits and finally leaves; and

@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import io.kafkapixy.admin.Committed;
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.Committed;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -22,7 +22,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How partitions come to this member and leave it, whichever {@link Membership} decides it (reference §4.6, §4.8).
+ * How partitions come to this member and leave it, whichever {@link Membership} decides it.
  * Called on the member's owning thread only (for Kafka's protocol, from inside {@code poll}).
  *
  * <p>A partition that comes is set up from its committed offset and sparse acks; one that cannot be read yet stays
@@ -47,7 +47,7 @@ final class Handover implements PartitionLifecycle {
     private final StartGate starts;
     /** Assigned partitions whose offsets could not be read yet: kept paused, retried every poll. */
     private final Set<TopicPartition> pending = new HashSet<>();
-    /** Newest offsets seen when a topic was first asked for: where a group with no commit starts (§4.8). */
+    /** Newest offsets seen when a topic was first asked for: where a group with no commit starts. */
     private final Map<TopicPartition, Long> heads = new HashMap<>();
 
     /**
@@ -155,8 +155,8 @@ final class Handover implements PartitionLifecycle {
     }
 
     /**
-     * Sets up newly assigned partitions (§4.8): fetching starts at the committed offset, or where the topic's head was
-     * when it was first asked for (a group with no commit), adjusted into the log's range and committed if adjusted.
+     * Sets up newly assigned partitions: fetching starts at the committed offset, or where the topic's head was when it
+     * was first asked for (a group with no commit), adjusted into the log's range and committed if adjusted.
      */
     private void initialize(Collection<TopicPartition> partitions) {
         Set<TopicPartition> assignment = kafka.assignment();

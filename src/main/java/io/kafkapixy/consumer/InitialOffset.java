@@ -3,13 +3,13 @@ package io.kafkapixy.consumer;
 import java.time.Duration;
 import java.util.Optional;
 
-import io.kafkapixy.admin.Committed;
+import io.kafkapixy.offset.store.Committed;
 import io.kafkapixy.offset.OffsetTracker;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
- * Where a newly assigned partition starts (reference §4.8), from the group's committed offset and the partition's
- * oldest and newest offsets:
+ * Where a newly assigned partition starts, by the original's rules, from the group's committed offset and the
+ * partition's oldest and newest offsets:
  * <ul>
  *   <li>no committed offset (-1): start at the newest, and commit it at once (a new group skips older
  *       messages);</li>

@@ -16,7 +16,7 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Membership through Kafka's own group protocol (design.md §1, {@code membership: kafka}): the consumer subscribes
+ * Membership through Kafka's own group protocol ({@code membership: kafka}, the default): the consumer subscribes
  * to the wanted topics and Kafka's (cooperative) rebalances hand out the partitions.
  *
  * <p>After the whole process stood still ({@link PauseWatch}) the group may have dropped this member and handed its

@@ -12,7 +12,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -25,11 +25,10 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 
 /**
- * The owning thread of a group member's {@link Consumer} (design.md §3): it creates the consumer, follows the topics
- * wanted on this instance through the {@link Membership}, polls and hands the records to the {@link GroupState},
- * pauses partitions that are full or over {@code max_pending_messages} (§4.10), commits every
- * {@code offsets_commit_interval}, and when no topic is wanted any more (or on shutdown) commits, leaves the group and
- * closes the consumer.
+ * The owning thread of a group member's {@link Consumer}: it creates the consumer, follows the topics wanted on this
+ * instance through the {@link Membership}, polls and hands the records to the {@link GroupState}, pauses partitions
+ * that are full or over {@code max_pending_messages}, commits every {@code offsets_commit_interval}, and when no topic
+ * is wanted any more (or on shutdown) commits, leaves the group and closes the consumer.
  *
  * <p>{@link #run()} is the whole life; tests drive it one {@link #step()} at a time on their own thread.
  */

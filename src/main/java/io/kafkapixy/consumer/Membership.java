@@ -24,7 +24,7 @@ public interface Membership {
 
         /**
          * The longest a revoked partition may keep its member waiting for acks before it lets go, or null when only
-         * the acks' own {@code ack_timeout} bounds it (the original's rule, §4.6).
+         * the acks' own {@code ack_timeout} bounds it (the original's rule).
          */
         default java.time.Duration revokeWaitLimit() {
             return null;

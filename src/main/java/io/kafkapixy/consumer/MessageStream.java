@@ -10,9 +10,9 @@ import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * One streaming consumer of a group's topics on this instance (issue 19): it takes messages while it has credits
- * (messages its client said it can take) and gives back, when it ends, every message it was handed and did not ack
- * or nack, to be offered again at once. It is served beside the unary requests of the same group member, from the
+ * One streaming consumer of a group's topics on this instance (see docs/streaming.md): it takes messages while it has
+ * credits (messages its client said it can take) and gives back, when it ends, every message it was handed and did not
+ * ack or nack, to be offered again at once. It is served beside the unary requests of the same group member, from the
  * same partitions, under the same offset trackers, limits and redelivery rules.
  *
  * <p>Made by {@link Consumers#openStream}. The public methods are for the one thread of the stream's transport (one

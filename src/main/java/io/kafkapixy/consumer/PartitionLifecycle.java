@@ -10,10 +10,10 @@ import org.apache.kafka.common.TopicPartition;
  */
 public interface PartitionLifecycle {
 
-    /** A topic is asked for on this instance for the first time (its head is where a new group starts, §4.8). */
+    /** A topic is asked for on this instance for the first time (its head is where a new group starts). */
     void topicWanted(String topic);
 
-    /** The partitions are now this member's: set them up from their committed offsets (§4.8). */
+    /** The partitions are now this member's: set them up from their committed offsets. */
     void assigned(Collection<TopicPartition> partitions);
 
     /** The partitions go to another member: await acks briefly, commit, let go. */

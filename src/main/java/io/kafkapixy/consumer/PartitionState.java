@@ -16,8 +16,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * One partition assigned to this instance for a group (reference §4.10): the records fetched but not yet offered,
- * the offers awaiting acks, and the {@link OffsetTracker} that decides what is committed.
+ * One partition assigned to this instance for a group: the records fetched but not yet offered, the offers awaiting
+ * acks, and the {@link OffsetTracker} that decides what is committed.
  *
  * <p>Not thread-safe: guarded by the {@link GroupState}'s lock. Time is passed in.
  */
@@ -100,7 +100,7 @@ final class PartitionState {
         return fetched.size() < lowWater && tracker.offeredCount() <= maxPending;
     }
 
-    /** Fetching stops while the buffer is full or more than {@code maxPending} offers await acks (§4.10). */
+    /** Fetching stops while the buffer is full or more than {@code maxPending} offers await acks. */
     boolean shouldPauseFetching(int bufferLimit, int maxPending) {
         return fetched.size() >= bufferLimit || tracker.offeredCount() > maxPending;
     }

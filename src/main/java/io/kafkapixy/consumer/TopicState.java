@@ -10,8 +10,8 @@ import java.util.List;
 import io.kafkapixy.errors.PixyException;
 
 /**
- * A topic of a group on this instance (reference §4.2, §4.7, §4.12): the FIFO queue of parked requests, the
- * assigned partitions served round-robin, and when the topic was last asked for.
+ * A topic of a group on this instance: the FIFO queue of parked requests, the assigned partitions served round-robin,
+ * and when the topic was last asked for.
  *
  * <p>Not thread-safe: guarded by the {@link GroupState}'s lock.
  */
@@ -213,18 +213,14 @@ final class TopicState {
         return n;
     }
 
-    boolean hasWaiting() {
-        return !waiting.isEmpty();
-    }
-
     /** Parked requests or streams: someone to hand messages to, and a reason to keep the subscription. */
     boolean hasTakers() {
         return !waiting.isEmpty() || !streams.isEmpty();
     }
 
     /**
-     * Subscription expiry (§4.7): no request for {@code subscriptionTimeout}, and either nothing offered is
-     * unacked or {@code max(subscriptionTimeout, ackTimeout)} has passed since the last request.
+     * Subscription expiry, the original's rule: no request for {@code subscriptionTimeout}, and either nothing offered
+     * is unacked or {@code max(subscriptionTimeout, ackTimeout)} has passed since the last request.
      */
     boolean shouldExpire(Instant now, java.time.Duration subscriptionTimeout, java.time.Duration ackTimeout) {
         if (expired || hasTakers()) {

@@ -1,12 +1,16 @@
-package io.kafkapixy.server.http;
+package io.kafkapixy.errors;
 
-/** Go's {@code %q} / {@code strconv.Quote} for the ASCII cases the original's error texts show. */
-final class GoStrings {
+/**
+ * Go's {@code %q} ({@code strconv.Quote}) for the cases the original's error texts show: quotes, backslashes and
+ * control characters escaped, everything else as it is. Error texts that quote a client's or a config's value use it,
+ * so they read exactly as the original's.
+ */
+public final class GoStrings {
 
     private GoStrings() {
     }
 
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

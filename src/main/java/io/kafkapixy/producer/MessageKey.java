@@ -10,7 +10,7 @@ import java.util.Arrays;
  *       {@code key_undefined=true}).</li>
  *   <li>{@link Bytes}: hashed and written as given, including zero-length (REST {@code key=}).</li>
  *   <li>{@link EmptyWrittenAsNull}: hashed as the empty key but written as a null key. This is what the original
- *       does for a gRPC request with empty {@code key_value} and {@code key_undefined=false} (reference §2.3).</li>
+ *       does for a gRPC request with empty {@code key_value} and {@code key_undefined=false}.</li>
  * </ul>
  */
 public sealed interface MessageKey {

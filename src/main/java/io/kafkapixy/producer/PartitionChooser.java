@@ -12,8 +12,9 @@ import io.kafkapixy.config.ProducerConfig;
 import org.apache.kafka.common.PartitionInfo;
 
 /**
- * Picks the partition of a message exactly as the original's sarama partitioners do (reference §5.1).
- * Implementations are thread-safe.
+ * Picks the partition of a message exactly as the original's sarama partitioners do. With {@code hash}, a keyed message
+ * (empty keys included) goes to {@code abs((int) fnv1a32(key) % n)} over all partitions, not Kafka's murmur2 choice,
+ * and an unkeyed one to a random partition. Implementations are thread-safe.
  */
 interface PartitionChooser {
 

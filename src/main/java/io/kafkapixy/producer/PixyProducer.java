@@ -20,7 +20,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Produces single messages to one cluster through one shared {@link Producer}, so concurrent requests are
- * aggregated into batches by kafka-clients (the original shares one sarama pipeline the same way, §5).
+ * aggregated into batches by kafka-clients (the original puts sync and async messages through one sarama pipeline
+ * the same way).
  *
  * <p>Thread-safe; called from many request threads at once. The {@code Proxy} that created it closes it: from then
  * on every produce fails with {@code service is shutting down}, and messages already accepted are given

@@ -11,7 +11,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Maps the original's {@code producer} keys onto kafka-clients producer settings. The mapping is documented in the
- * README's configuration section; keep the two in step.
+ * table of docs/compatibility.md, "Producer settings"; keep the two in step.
  */
 public final class ProducerSettings {
 

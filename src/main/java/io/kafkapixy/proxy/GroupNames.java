@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import io.kafkapixy.errors.PixyException;
 
 /**
- * Rejects consumer group names Kafka cannot take, or that contain control characters, before any Kafka call
- * (design.md §2; the original accepts an empty group and then loops on ZooKeeper errors, its issue #110).
+ * Rejects consumer group names Kafka cannot take, or that contain control characters, with 400 / INVALID_ARGUMENT
+ * before any Kafka call (the original accepts an empty group and then loops on ZooKeeper errors, its issue #110).
  */
 public final class GroupNames {
 

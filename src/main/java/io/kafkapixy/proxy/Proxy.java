@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.admin.PixyAdmin;
-import io.kafkapixy.admin.RawOffsets;
+import io.kafkapixy.offset.store.RawOffsets;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.consumer.InstanceLimits;
 import io.kafkapixy.config.ProxyConfig;

@@ -38,7 +38,7 @@ import io.kafkapixy.server.http.RestTransportErrors;
 
 /**
  * The REST API on {@code tcp_addr}, served by Helidon (virtual threads), and the gRPC API on {@code grpc_addr},
- * served by grpc-java's Netty server ({@link GrpcServer}; README, "Which gRPC server"); an empty address leaves that
+ * served by grpc-java's Netty server ({@link GrpcServer}; docs/streaming.md, "Which gRPC server"); an empty address leaves that
  * API out. Next to the REST API: Prometheus {@code /metrics}, {@code /health/live} and {@code /health/ready}, and the
  * OpenAPI document at {@code /openapi}. Next to the gRPC API: {@code grpc.health.v1.Health} and server reflection.
  * Both share the optional TLS ({@code tls.*}), bearer tokens ({@code auth.*}) and {@code limits}. Transports only;

@@ -17,8 +17,8 @@ import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParserFactory;
 
 /**
- * The data of a member node {@code /consumers/<group>/ids/<member>} (reference §4.3, §11 item 7), written exactly as
- * the original's {@code json.Marshal} of its {@code memberSpec} struct, for example
+ * The data of a member node {@code /consumers/<group>/ids/<member>}, written exactly as the original's
+ * {@code json.Marshal} of its {@code memberSpec} struct, for example
  * {@code {"subscription":{"topicA":1,"topicB":1},"pattern":"static","timestamp":1690000000,"version":1}}.
  *
  * <p>Byte-exactness is not needed for correctness (readers parse the JSON and compare topic lists), but it keeps
@@ -33,7 +33,7 @@ final class MemberSpec {
     }
 
     /**
-     * The member node JSON for a subscription to {@code topics} (§4.3): fields in the struct's order
+     * The member node JSON for a subscription to {@code topics}: fields in the struct's order
      * {@code subscription, pattern, timestamp, version}; subscription keys sorted byte-wise ({@link Utf8Order}, as Go
      * sorts map keys) and de-duplicated, each mapped to {@code 1}; {@code pattern} always {@code static};
      * {@code timestamp} Unix seconds as a JSON number; {@code version} {@code 1}; no whitespace. Strings are escaped
@@ -65,17 +65,17 @@ final class MemberSpec {
     }
 
     /**
-     * The subscribed topics of a member node's JSON (§4.3: only the {@code subscription} keys are used), sorted
-     * byte-wise and unique, as the original's {@code memberSpec.topics()} returns them.
+     * The subscribed topics of a member node's JSON (only the {@code subscription} keys are used), sorted byte-wise and
+     * unique, as the original's {@code memberSpec.topics()} returns them.
      *
      * <p>Tolerates whitespace and any other fields, whatever their values. A missing or {@code null}
      * {@code subscription}, and a top-level {@code null}, give no topics, as they leave Go's map nil. Invalid UTF-8 is
      * read as U+FFFD, as Go does.
      *
      * <p>Deliberately more lenient than the original, whose typed struct also makes it fail on a non-integer
-     * subscription value or {@code timestamp} (e.g. the old Java ZooKeeper consumer's millisecond string, §4.3) and
-     * which also accepts the field name in another letter case: here subscription values and other fields are never
-     * looked at, and only the exact key {@code subscription} counts.
+     * subscription value or {@code timestamp} (e.g. the old Java ZooKeeper consumer's millisecond string) and which
+     * also accepts the field name in another letter case: here subscription values and other fields are never looked
+     * at, and only the exact key {@code subscription} counts.
      *
      * @throws IllegalArgumentException if {@code json} is not a single JSON value, is not an object (or
      *                                  {@code null}), or has a {@code subscription} that is not an object (or

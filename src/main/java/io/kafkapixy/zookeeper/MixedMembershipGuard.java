@@ -15,11 +15,11 @@ import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * Keeps a {@code membership: kafka} instance out of groups whose members coordinate through ZooKeeper (the original,
- * or this project in {@code zookeeper} mode), design.md §1: neither kind sees the other, so both would consume every
- * partition. Used when the configuration names {@code zoo_keeper.seed_peers}; a group with children under
- * {@code /consumers/<group>/ids} is refused with 503 / {@code UNAVAILABLE} and an error in the log. When ZooKeeper
- * does not answer the group is served and a warning is logged once: the guard protects migrations, it must not make
+ * Keeps a {@code membership: kafka} instance out of groups whose members coordinate through ZooKeeper (the original, or
+ * this project in {@code zookeeper} mode): neither kind sees the other, so both would consume every partition. Used
+ * when the configuration names {@code zoo_keeper.seed_peers}; a group with children under
+ * {@code /consumers/<group>/ids} is refused with 503 / {@code UNAVAILABLE} and an error in the log. When ZooKeeper does
+ * not answer the group is served and a warning is logged once: the guard protects migrations, it must not make
  * ZooKeeper a dependency of Kafka mode. Checked when this instance makes a new member of a group, not afterwards.
  */
 public final class MixedMembershipGuard implements GroupGuard, AutoCloseable {

@@ -12,9 +12,9 @@ import java.util.TreeSet;
 
 /**
  * The ZooKeeper-mode partition assignment of the original ({@code groupcsm.assignTopicPartitions} /
- * {@code resolvePartitions}, reference §4.4). Every member of a group computes it independently from the same
- * subscriptions snapshot, so it must give exactly the original's result for Go and Java instances to split a group
- * without overlap or gaps (§11 item 8). Pure: no I/O, no state.
+ * {@code resolvePartitions}). Every member of a group computes it independently from the same subscriptions
+ * snapshot, so it must give exactly the original's result for Go and Java instances to split a group without
+ * overlap or gaps. Pure: no I/O, no state.
  */
 final class RangeAssignment {
 
@@ -22,8 +22,8 @@ final class RangeAssignment {
     }
 
     /**
-     * Range-assigns one topic's partitions to the members subscribed to it (§4.4 steps 3-4): partitions sorted
-     * ascending as int32, members sorted byte-wise ({@link Utf8Order}); with {@code n = partitions / members} and
+     * Range-assigns one topic's partitions to the members subscribed to it: partitions sorted ascending as int32,
+     * members sorted byte-wise ({@link Utf8Order}); with {@code n = partitions / members} and
      * {@code extra = partitions - n * members}, members in order each take the next {@code n} partitions, the first
      * {@code extra} of them one more. Members left with no partition get no entry, so empty partitions or members
      * give an empty map.
@@ -66,15 +66,15 @@ final class RangeAssignment {
     }
 
     /**
-     * The partitions assigned to {@code self} in every topic it subscribes to (§4.4 steps 1-4): a topic's members are
-     * all members whose subscription contains it, and its partitions are {@code assign}ed among them.
+     * The partitions assigned to {@code self} in every topic it subscribes to: a topic's members are all members whose
+     * subscription contains it, and its partitions are {@code assign}ed among them.
      *
      * <p>A topic of {@code self} absent from {@code partitionsByTopic} is skipped: the original logs
-     * {@code Topic <t> missing} and consume requests for it just time out (§4.4 step 2); the caller, which knows its
-     * metadata, logs that. Topics where {@code self} gets no partition (more members than partitions) have no entry.
+     * {@code Topic <t> missing} and consume requests for it just time out; the caller, which knows its metadata, logs
+     * that. Topics where {@code self} gets no partition (more members than partitions) have no entry.
      *
      * @param self              this instance's member id (its {@code client_id})
-     * @param subscriptions     member id to its subscribed topics, as read from ZooKeeper (§4.3); a value may be null
+     * @param subscriptions     member id to its subscribed topics, as read from ZooKeeper; a value may be null
      *                          or empty, meaning no topic
      * @param partitionsByTopic topic to its partition ids, from the Kafka metadata
      * @return topic to the partitions of {@code self} (ascending, non-empty), iterating in byte-wise topic order;

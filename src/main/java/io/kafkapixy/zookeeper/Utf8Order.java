@@ -4,7 +4,8 @@ import java.util.Comparator;
 
 /**
  * The order of Go's {@code sort.Strings} and of the map-key sort in Go's {@code encoding/json}: byte-wise over the
- * UTF-8 encoding, bytes unsigned (reference §4.3, §4.4, §11 items 7-8).
+ * UTF-8 encoding, bytes unsigned. The original sorts member ids this way for the range assignment, and Go writes the
+ * subscription keys of member JSON in this order; Go and Java members of one group must agree on both.
  *
  * <p>Java's {@link String#compareTo} orders UTF-16 code units, which differs from UTF-8 byte order when a
  * supplementary character (surrogate pair, UTF-16 {@code D800-DFFF}) meets a character in {@code U+E000-U+FFFF}.

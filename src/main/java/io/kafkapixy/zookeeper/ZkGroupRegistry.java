@@ -14,7 +14,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * This instance's registration in one consumer group, in the original's ZooKeeper layout (reference §4.3):
+ * This instance's registration in one consumer group, in the original's ZooKeeper layout:
  * {@code /consumers/<group>/ids/<member>} is an ephemeral node holding the member's subscription as the original's
  * JSON. Curator's {@link PersistentNode} recipe keeps it there: it is created again after the session is lost or
  * the node is deleted, with the data last submitted. Parents are persistent, world-readable and -writable.
@@ -41,8 +41,8 @@ final class ZkGroupRegistry implements AutoCloseable {
     }
 
     /**
-     * Publishes the topics this member subscribes to, with a fresh timestamp (which also makes every member re-read
-     * the group, §4.3); an empty list removes the registration.
+     * Publishes the topics this member subscribes to, with a fresh timestamp (the rewritten node fires every member's
+     * watch, so all re-read the group); an empty list removes the registration.
      */
     void submit(Collection<String> topics) throws Exception {
         if (topics.isEmpty()) {

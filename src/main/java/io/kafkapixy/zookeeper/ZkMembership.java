@@ -26,11 +26,11 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Membership in the original's ZooKeeper layout (design.md §1, {@code membership: zookeeper}; reference §4.3–§4.5),
- * so instances of this project and of the original can share a group: the member registers its topics, every member
- * computes the same range assignment from the registrations (§4.4), and a partition is consumed only once its owner
- * node is claimed (§4.5). Partitions are given to the consumer with {@code assign}, so its commits carry generation
- * -1 like the original's.
+ * Membership in the original's ZooKeeper layout ({@code membership: zookeeper}), so instances of this project and of
+ * the original can share a group during a migration: the member registers its topics under
+ * {@code /consumers/<group>/ids}, every member computes the same range assignment from the registrations, and a
+ * partition is consumed only once its owner node under {@code /consumers/<group>/owners} is claimed. Partitions are
+ * given to the consumer with {@code assign}, so its commits carry generation -1 like the original's.
  *
  * <p>A claim lasts as long as the ZooKeeper session it was made in. When that session may have ended unseen (the
  * connection was suspended or lost, or the whole process stood still, see {@link PauseWatch}) the member hands out
@@ -152,7 +152,7 @@ final class ZkMembership implements Membership {
         List<String> mine = subscriptions.get(member);
         if (mine == null || !Set.copyOf(mine).equals(registered)) {
             // Our own registration is missing or stale (the session was lost and the node is being written again):
-            // a rebalance on this view would give everything away. Wait for ZooKeeper to show it (§4.3).
+            // a rebalance on this view would give everything away. Wait for ZooKeeper to show it.
             LOG.log(Level.INFO, "Outdated subscription: group={0}, want={1}, got={2}", group, registered, mine);
             if (!now.isBefore(lastSubmit.plus(retryBackoff))) {
                 registry.submit(registered);
@@ -206,7 +206,7 @@ final class ZkMembership implements Membership {
         }
         if (refused) {
             retryAt = now.plus(retryBackoff);
-            // Rewriting our registration makes every member re-read the group (§4.3), so a member still holding
+            // Rewriting our registration fires every member's watch and makes it re-read the group, so a member holding
             // a partition it should give up notices.
             if (!now.isBefore(lastSubmit.plus(retryBackoff))) {
                 registry.submit(registered);

@@ -9,10 +9,10 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Partition ownership in the original's ZooKeeper layout (reference §4.5): {@code /consumers/<g>/owners/<t>/<p>} is an
- * ephemeral node holding the owner's member id as raw UTF-8. Claiming is idempotent for the owner; a partition owned
- * by another member is refused (the caller retries every {@code retry_backoff}); releasing deletes only one's own
- * claim, and only after the partition's final commit (the caller's duty).
+ * Partition ownership in the original's ZooKeeper layout: {@code /consumers/<g>/owners/<t>/<p>} is an ephemeral node
+ * holding the owner's member id as raw UTF-8. Claiming is idempotent for the owner; a partition owned by another member
+ * is refused (the caller retries every {@code retry_backoff}); releasing deletes only one's own claim, and only after
+ * the partition's final commit (the caller's duty).
  */
 final class ZkPartitionClaims {
 

@@ -3,10 +3,11 @@ package io.kafkapixy.zookeeper;
 import java.util.Objects;
 
 /**
- * The ZooKeeper paths the original uses (reference §4.3 table; §1.7 list consumers; §1.8 topic config), every one
- * prefixed by {@code zoo_keeper.chroot} (§3.1, §11 item 7: the chroot applies to {@code /config/topics} too). Paths
- * are joined as the original's {@code fmt.Sprintf("%s/consumers/%s", chroot, group)} joins them; names are not
- * validated (a name ZooKeeper rejects fails when used, as in the original).
+ * The ZooKeeper paths the original uses: members and partition owners under {@code /consumers} (which list-consumers
+ * also reads) and topic config under {@code /config/topics}, every one prefixed by {@code zoo_keeper.chroot},
+ * {@code /config/topics} included. Paths are joined as the original's
+ * {@code fmt.Sprintf("%s/consumers/%s", chroot, group)} joins them; names are not validated (a name ZooKeeper rejects
+ * fails when used, as in the original).
  *
  * <p>The chroot is normalised so that no path has a double slash: trailing slashes are dropped, so {@code "/"} is
  * the root. The original uses it verbatim, so there a trailing slash (as {@code -zookeeperPeers host:2181/} gives)
@@ -45,7 +46,7 @@ final class ZkPaths {
         return chroot;
     }
 
-    /** {@code <chroot>/consumers}, persistent, never deleted (§4.3); its children are the groups (§1.7). */
+    /** {@code <chroot>/consumers}, persistent, never deleted; its children are the groups list-consumers walks. */
     String consumers() {
         return chroot + "/consumers";
     }
@@ -77,13 +78,13 @@ final class ZkPaths {
 
     /**
      * {@code <chroot>/consumers/<group>/owners/<topic>/<partition>}, ephemeral, holding the owner's member id as raw
-     * UTF-8 (§4.5); the partition in decimal, as Go's {@code %d} writes an int32.
+     * UTF-8; the partition in decimal, as Go's {@code %d} writes an int32.
      */
     String owner(String group, String topic, int partition) {
         return owners(group, topic) + "/" + partition;
     }
 
-    /** {@code <chroot>/config/topics/<topic>}: the topic's config JSON, read for {@code withConfig} (§1.8). */
+    /** {@code <chroot>/config/topics/<topic>}: the topic's config JSON, read for {@code withConfig}. */
     String topicConfig(String topic) {
         return chroot + "/config/topics/" + topic;
     }

@@ -60,8 +60,8 @@ public final class ZooKeeperMembership implements AutoCloseable, PixyAdmin.Consu
     }
 
     /**
-     * List-consumers in this mode (reference §1.7): the owner nodes of the topic, per group. With a group, a group or
-     * topic ZooKeeper does not know is an error with the original's text; without one, groups that fail are skipped.
+     * List-consumers in this mode: the owner nodes of the topic, per group. With a group, a group or topic ZooKeeper
+     * does not know is an error with the original's text; without one, groups that fail are skipped.
      */
     @Override
     public List<String> members(String group) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
+import io.kafkapixy.errors.GoStrings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -236,7 +237,7 @@ class CommandLineTest {
     @ValueSource(strings = {"console", "[{\"name\":", "{\"name\":\"console\"}", "[1]", "[{\"name\":3}]",
                             "[{\"params\":[\"a\"]}]"})
     void loggingThatIsNotAnArrayOfLoggersIsRejected(String json) {
-        assertThat(errorOf("-logging", json), startsWith("invalid value " + ConfigLoader.goQuote(json)
+        assertThat(errorOf("-logging", json), startsWith("invalid value " + GoStrings.quote(json)
                                                          + " for flag -logging: "));
     }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.kafkapixy.admin.Committed;
+import io.kafkapixy.offset.store.Committed;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.TestKafka;
 import org.junit.jupiter.api.AfterEach;
@@ -19,9 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Partitions leaving a member while it has messages out (reference §4.6): the revoke waits for their acks as the
- * original does, up to {@code ack_timeout}, but never past the limit the membership allows, and commits what was
- * acked by then. The test's thread is the owning thread, blocked in the revoke; a helper acts meanwhile.
+ * Partitions leaving a member while it has messages out: the revoke waits for their acks as the original does, up to
+ * {@code ack_timeout}, but never past the limit the membership allows, and commits what was acked by then. The test's
+ * thread is the owning thread, blocked in the revoke; a helper acts meanwhile.
  */
 @Timeout(30)
 class HandoverTest {

@@ -2,7 +2,7 @@ package io.kafkapixy.consumer;
 
 import java.time.Duration;
 
-import io.kafkapixy.admin.Committed;
+import io.kafkapixy.offset.store.Committed;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Where a newly assigned partition starts, from its committed offset and its log range (reference §4.8). */
+/** Where a newly assigned partition starts, from its committed offset and its log range. */
 class InitialOffsetTest {
 
     @ParameterizedTest(name = "committed {0} in [{1}, {2}] fetches from {3}, tracks {4}, commits {5}")

@@ -11,8 +11,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.kafkapixy.admin.Committed;
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.Committed;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
-import io.kafkapixy.admin.Committed;
+import io.kafkapixy.offset.store.Committed;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A group member's life on its owning thread (reference §4): joining, serving, pausing, committing, expiring and
- * leaving, over Kafka's MockConsumer and a fake clock, one poll at a time.
+ * A group member's life on its owning thread: joining, serving, pausing, committing, expiring and leaving, over Kafka's
+ * MockConsumer and a fake clock, one poll at a time.
  */
 @Timeout(30)
 class MemberLoopTest {

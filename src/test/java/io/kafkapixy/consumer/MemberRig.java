@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
-import io.kafkapixy.admin.Committed;
-import io.kafkapixy.admin.OffsetStore;
+import io.kafkapixy.offset.store.Committed;
+import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.testing.MutableClock;
 import io.kafkapixy.testing.TestKafka;

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** How parked requests meet fetched messages (reference §4.2, §4.7, §4.10, §4.12), on a fake clock. */
+/** How parked requests meet fetched messages, on a fake clock. */
 class TopicStateTest {
 
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A client that takes messages and never acks them: each is offered again once its {@code ack_timeout} has passed,
- * {@code max_retries} more times, then given up as if acked (reference §4), so the group moves on.
+ * {@code max_retries} more times, then given up as if acked (as the original does), so the group moves on.
  */
 class SlowClientIT {
 

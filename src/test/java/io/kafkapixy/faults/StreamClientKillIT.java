@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A streaming client killed with SIGKILL while it holds 1,000 unacked messages of a 4-partition topic (issue 19): its
+ * A streaming client killed with SIGKILL while it holds 1,000 unacked messages of a 4-partition topic: its
  * connection drops with it, every one of those messages goes to the group's other stream at once (the ack timeout
  * here is a minute), and Kafka's committed offsets, read throughout with a plain Admin client, never pass a message
  * no client had acked.

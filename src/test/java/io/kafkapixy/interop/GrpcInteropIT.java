@@ -220,7 +220,7 @@ class GrpcInteropIT {
      * Python's grpcio loops auto-ack ConsumeNAck calls with 50 ms deadlines while 300 messages are produced 40 ms
      * apart: the calls keep running out of time in between, and none takes a message away with it. (At 20 ms and
      * 13 ms, the issue's measurement, a run of the whole suite lost 1 of 300 once: the client's threads, on two cores
-     * shared with the suite, read an answer after their timer fired; see the README, "Clients that are gone".)
+     * shared with the suite, read an answer after their timer fired; see docs/consuming.md, "Clients that are gone".)
      */
     @Test
     void pythonAutoAckCallsWithShortDeadlinesReceiveEveryMessageExactlyOnce() throws Exception {

@@ -17,7 +17,7 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 
-/** The tracker operations of reference §4.9, table-driven after the original's tests. */
+/** The offset tracker's operations, table-driven after the original's tests. */
 class OffsetTrackerTest {
 
     private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");

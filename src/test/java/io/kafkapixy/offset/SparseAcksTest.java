@@ -16,7 +16,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The sparse-acks codec of reference §4.9, against the original's vectors. */
+/** The sparse-acks codec, against the original's vectors. */
 class SparseAcksTest {
 
     @ParameterizedTest(name = "{0} is spelled {1}")

@@ -26,9 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Stopping an instance loses nothing (reference §4.14, issue 6): while it drains, new consume requests get 503 and
- * acks are still taken; what was acked is committed and never delivered again, what was not is delivered again by
- * the next instance; async messages it accepted all reach Kafka. Checked with a plain Kafka client.
+ * Stopping an instance loses nothing: while it drains, new consume requests get 503 and acks are still taken; what was
+ * acked is committed and never delivered again, what was not is delivered again by the next instance; async messages it
+ * accepted all reach Kafka. Checked with a plain Kafka client.
  */
 class GracefulShutdownTest {
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The partitioners of reference §5.1, with all its test vectors. */
+/** The original's sarama partitioners, with the key-to-partition vectors of its Go tests. */
 class PartitionChooserTest {
 
     private static final Node LEADER = new Node(1, "localhost", 9092);

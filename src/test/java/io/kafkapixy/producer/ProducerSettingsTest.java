@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** How the original's {@code producer} keys become kafka-clients settings (the README's mapping table). */
+/** How the original's {@code producer} keys become kafka-clients settings (the mapping table in docs/compatibility.md). */
 class ProducerSettingsTest {
 
     @Test

@@ -170,7 +170,7 @@ class KafkaSecurityTest {
         try (RunningPixy pixy = RunningPixy.start(config)) {
             ConsNAckRq consume = ConsNAckRq.newBuilder().setTopic(topic).setGroup("g-" + name).setAutoAck(true)
                     .build();
-            // a new group starts at the head as of its first request (§4.8): join before producing
+            // a new group starts at the head as of its first request: join before producing
             StatusRuntimeException empty = assertThrows(StatusRuntimeException.class,
                     () -> pixy.grpc().consumeNAck(consume));
             assertEquals(Status.Code.NOT_FOUND, empty.getStatus().getCode());

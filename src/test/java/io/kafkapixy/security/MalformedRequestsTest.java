@@ -41,8 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * partitions, bad UTF-8, truncated bodies and messages, random bytes (a fixed seed, so a failure replays). Every
  * answer must be a client error (4xx / a client-side gRPC code) or a success the input really earned; the only 5xx
  * allowed is the original's own answer to an ack of a partition this instance never served (500 / UNKNOWN
- * {@code acks channel missing ...}, reference §1.4). The server keeps serving throughout, no topic appears, and
- * the canary topic that most requests name grows by exactly the produce requests that were answered 200.
+ * {@code acks channel missing ...}). The server keeps serving throughout, no topic appears, and the canary topic that
+ * most requests name grows by exactly the produce requests that were answered 200.
 
  */
 class MalformedRequestsTest {

@@ -42,8 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Offsets, consumers and topics over REST and gRPC (reference §1.5–§1.9, §2.3), against a real broker, with a
- * plain admin client as the oracle.
+ * Offsets, consumers and topics over REST and gRPC, against a real broker, with a plain admin client as the oracle.
  */
 class AdminTest {
 

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Consume on one instance (reference §1.3, §1.4, §2.3, §4): long polls, the three ack modes, redelivery, limits.
+ * Consume on one instance: long polls, the three ack modes, redelivery, limits.
  * Committed offsets are read back with a plain admin client.
  */
 class ConsumeTest {

@@ -25,9 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Several instances of the proxy in one consumer group, each with its own clients (design.md §1, issue #3): the
- * partitions are split, move on join, leave and subscription expiry, and nothing is lost on the way. Membership is
- * read back from Kafka with a plain admin client.
+ * Several instances of the proxy in one consumer group, each with its own clients: the partitions are split, move on
+ * join, leave and subscription expiry, and nothing is lost on the way. Membership is read back from Kafka with a plain
+ * admin client.
  */
 class GroupMembershipTest {
 

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** gRPC {@code Produce} (reference §2.3) with stubs generated from the original proto, against a real broker. */
+/** gRPC {@code Produce} with stubs generated from the original proto, against a real broker. */
 class GrpcProduceTest {
 
     private static TestKafka kafka;

@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * design.md §1: a {@code membership: kafka} instance whose config names {@code zoo_keeper.seed_peers} refuses to
- * consume as a group that has members registered in ZooKeeper the way the original registers them, and serves it
- * when ZooKeeper has none or does not answer. Real ZooKeeper, real broker.
+ * A {@code membership: kafka} instance whose config names {@code zoo_keeper.seed_peers} refuses to consume as a group
+ * that has members registered in ZooKeeper the way the original registers them, and serves it when ZooKeeper has none
+ * or does not answer. Real ZooKeeper, real broker.
  */
 class MixedMembershipGuardTest {
 

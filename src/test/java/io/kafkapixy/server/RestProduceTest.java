@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * REST produce (reference §1.2) against a real broker; what landed is read back with a plain Kafka consumer.
+ * REST produce against a real broker; what landed is read back with a plain Kafka consumer.
  * A second cluster, {@code strict}, is a broker that does not auto-create topics.
  */
 class RestProduceTest {

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Sockets, routing rules of reference §1.1 and the shutting-down answers of both APIs. */
+/** Sockets, the original's REST routing rules and the shutting-down answers of both APIs. */
 class ServerRoutesTest {
 
     @Test

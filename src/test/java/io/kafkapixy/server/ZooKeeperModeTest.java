@@ -32,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code membership: zookeeper} (issue #5): instances coordinate through the original's ZooKeeper layout, on a real
- * ZooKeeper and a real broker. Owners are read from ZooKeeper with a plain Curator client, offsets with an admin.
+ * {@code membership: zookeeper}: instances coordinate through the original's ZooKeeper layout, on a real ZooKeeper and
+ * a real broker. Owners are read from ZooKeeper with a plain Curator client, offsets with an admin.
  */
 class ZooKeeperModeTest {
 

@@ -15,7 +15,7 @@ import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** Reference §4.3: the member node JSON, byte for byte as Go's {@code encoding/json} writes it. */
+/** The member node JSON, byte for byte as Go's {@code encoding/json} writes it. */
 class MemberSpecTest {
 
     private static String encode(List<String> topics, long unixSeconds) {

@@ -23,7 +23,10 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** Reference §4.4: the original's {@code TestAssignTopicPartitions} and {@code TestResolvePartitions} vectors. */
+/**
+ * The range assignment, against the vectors of the original's {@code TestAssignTopicPartitions} and
+ * {@code TestResolvePartitions}.
+ */
 class RangeAssignmentTest {
 
     /** Every case of the original's {@code TestAssignTopicPartitions}, in its order. */

@@ -32,9 +32,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A ZooKeeper member's partitions (reference §4.4, §4.5) on a real ZooKeeper, with Kafka's MockConsumer standing in
- * for the consumer: assignment follows the registrations, and a claim lasts only as long as its session: after a
- * session expiry or a pause of the whole process, nothing is handed out until the claims have been checked.
+ * A ZooKeeper member's partitions on a real ZooKeeper, with Kafka's MockConsumer standing in for the consumer:
+ * assignment follows the registrations, and a claim lasts only as long as its session: after a session expiry or a
+ * pause of the whole process, nothing is handed out until the claims have been checked.
  */
 class ZkMembershipTest {
 

@@ -8,7 +8,7 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** Reference §4.3 table and §11 item 7: every path with the chroot applied, no double slashes. */
+/** The original's ZooKeeper paths: every one with the chroot applied, {@code /config/topics} too; no double slashes. */
 class ZkPathsTest {
 
     @Test

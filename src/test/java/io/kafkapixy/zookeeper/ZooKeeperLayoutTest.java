@@ -30,8 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Registration and partition claims in the original's ZooKeeper layout (reference §4.3, §4.5), on a real ZooKeeper
- * (curator-test), read back byte for byte with a separate plain Curator client.
+ * Registration and partition claims in the original's ZooKeeper layout, on a real ZooKeeper (curator-test), read back
+ * byte for byte with a separate plain Curator client.
  */
 class ZooKeeperLayoutTest {
 

@@ -48,8 +48,8 @@ import mailgun.kafkapixy.RecordHeader;
 import org.apache.kafka.common.header.Header;
 
 /**
- * The original's {@code KafkaPixy} gRPC service (reference §2.3). Each call resolves its cluster first; domain
- * errors go through {@link GrpcErrors}.
+ * The original's {@code KafkaPixy} gRPC service, with its messages, status codes and error texts. Each call resolves
+ * its cluster first (an unknown one is {@code INVALID_ARGUMENT}); domain errors go through {@link GrpcErrors}.
  */
 final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
@@ -92,7 +92,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             } else if (rq.getAutoAck()) {
                 ack = AckMode.AUTO;
             } else {
-                // Both flags false is an explicit ack, of partition 0 offset 0 when those are unset (§2.3).
+                // Both flags false is an explicit ack, of partition 0 offset 0 when unset, as in the original.
                 validateAck(rq.getAckPartition(), rq.getAckOffset());
                 ack = AckMode.explicit(rq.getAckPartition(), rq.getAckOffset());
             }

@@ -10,7 +10,11 @@ import io.kafkapixy.producer.ProduceRequest;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
-/** A message to produce as both gRPC services carry it (the original's ProdRq fields), decoded one way (§2.3). */
+/**
+ * A message to produce as both gRPC services carry it (the original's {@code ProdRq} fields), decoded as the original
+ * decodes it: {@code key_undefined} gives no key; an empty {@code key_value} is hashed as the empty key but written as
+ * a null key.
+ */
 final class GrpcMessages {
 
     private GrpcMessages() {

@@ -38,7 +38,7 @@ import mailgun.kafkapixy.KafkaPixyGrpc;
 
 /**
  * The gRPC API on grpc-java's own Netty server, the reference implementation that every gRPC client stack is
- * interop-tested against upstream (README, "Which gRPC server"): {@code KafkaPixy}, {@code grpc.health.v1.Health}
+ * interop-tested against upstream (docs/streaming.md, "Which gRPC server"): {@code KafkaPixy}, {@code grpc.health.v1.Health}
  * and server reflection (v1 and v1alpha), with optional TLS, bearer tokens and the request size limit.
  *
  * <p>Handlers block (a long poll parks for up to {@code long_polling_timeout}), so every call runs on a virtual

@@ -28,7 +28,7 @@ import jakarta.json.JsonValue;
 import jakarta.json.stream.JsonParser;
 import jakarta.json.stream.JsonParsingException;
 
-/** Offsets, consumers and topics over REST (reference §1.5–§1.9). */
+/** Offsets, consumers and topics over REST, with the original's parameters, JSON shapes, status codes and texts. */
 final class AdminHandler {
 
     void getOffsets(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
@@ -126,7 +126,7 @@ final class AdminHandler {
 
     private static byte[] readBody(ServerRequest req) {
         try {
-            return ProduceHandler.readBody(req, ProduceHandler.MAX_FORM_BYTES);
+            return RequestBodies.read(req, RequestBodies.MAX_FORM_BYTES);
         } catch (PixyException e) {
             throw PixyException.badRequest("Failed to read the request: err=(" + e.getMessage() + ")");
         }

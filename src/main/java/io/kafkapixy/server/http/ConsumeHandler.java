@@ -22,8 +22,8 @@ import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import org.apache.kafka.common.header.Header;
 
 /**
- * {@code GET [/clusters/{cluster}]/topics/{topic}/messages} (reference §1.3) and
- * {@code POST [/clusters/{cluster}]/topics/{topic}/acks} (§1.4).
+ * {@code GET [/clusters/{cluster}]/topics/{topic}/messages} (consume, one message per request) and
+ * {@code POST [/clusters/{cluster}]/topics/{topic}/acks} (ack), with the original's parameters and answers.
  */
 final class ConsumeHandler {
 
@@ -90,7 +90,7 @@ final class ConsumeHandler {
     private static RequestParams params(ServerRequest req) {
         String contentType = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("");
         if (isForm(contentType) && req.content().hasEntity()) {
-            byte[] body = ProduceHandler.readBody(req, ProduceHandler.MAX_FORM_BYTES);
+            byte[] body = RequestBodies.read(req, RequestBodies.MAX_FORM_BYTES);
             return RequestParams.ofForm(body, req.query().rawValue());
         }
         return RequestParams.ofQuery(req.query().rawValue());

@@ -7,10 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.kafkapixy.consumer.AckMode;
+import io.kafkapixy.errors.GoStrings;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.proxy.GroupNames;
 
-/** The {@code group} and ack parameters of consume and ack requests, with the original's rules and texts (§1.3). */
+/** The {@code group} and ack parameters of consume and ack requests, with the original's rules and texts. */
 final class ConsumeParams {
 
     private ConsumeParams() {
@@ -42,7 +43,7 @@ final class ConsumeParams {
      * The ack of a consume request ({@code ackPartition}/{@code ackOffset}) or of an ack request
      * ({@code partition}/{@code offset}), in the original's order: {@code noAck} wins; both or neither must be
      * given; a value must be a base-10 number; neither means auto-ack. On a consume request a syntactically valid
-     * negative value means no ack (the original's quirk); on an ack request it is refused (design.md §2).
+     * negative value means no ack (the original's quirk); on an ack request it gets 400 (the original answers 500).
      */
     static AckMode ack(RequestParams params, String partitionName, String offsetName, boolean consumeRequest) {
         if (params.has("noAck")) {

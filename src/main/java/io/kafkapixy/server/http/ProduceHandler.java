@@ -1,6 +1,5 @@
 package io.kafkapixy.server.http;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -21,17 +20,14 @@ import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
 /**
- * {@code POST [/clusters/{cluster}]/topics/{topic}/messages} (reference §1.2): the body by content type, the
- * {@code key} and {@code sync} parameters, {@code X-Kafka-*} headers as record headers, async {@code {}} or sync
- * partition and offset.
+ * {@code POST [/clusters/{cluster}]/topics/{topic}/messages}: the body by content type, the {@code key} and
+ * {@code sync} parameters, {@code X-Kafka-*} headers as record headers, async {@code {}} or sync partition and offset.
  */
 final class ProduceHandler {
 
     private static final Pattern JSON_CONTENT_TYPE = Pattern.compile("^application/(?:.*\\+)?json(?:;.*)?$");
     private static final String FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
     private static final String HEADER_PREFIX = "X-Kafka-";
-    /** Go's {@code ParseForm} reads at most 10 MB of a form body. */
-    static final int MAX_FORM_BYTES = 10 << 20;
 
     @JsonbPropertyOrder({"partition", "offset"})
     public record Response(int partition, long offset) {
@@ -47,7 +43,7 @@ final class ProduceHandler {
             params = RequestParams.ofQuery(rawQuery);
             message = readRawBody(req, maxMessageBytes);
         } else if (contentType.equals(FORM_CONTENT_TYPE)) {
-            params = RequestParams.ofForm(readBody(req, MAX_FORM_BYTES), rawQuery);
+            params = RequestParams.ofForm(RequestBodies.read(req, RequestBodies.MAX_FORM_BYTES), rawQuery);
             message = params.firstBytes("msg");
             if (message.length == 0) {
                 throw PixyException.badRequest("empty message");
@@ -84,33 +80,12 @@ final class ProduceHandler {
         if (expected > maxMessageBytes) {
             throw PixyException.messageTooLarge();
         }
-        byte[] body = readBody(req, maxMessageBytes);
+        byte[] body = RequestBodies.read(req, maxMessageBytes);
         if (body.length != expected) {
             throw PixyException.badRequest("message size does not match Content-Length: expected="
                                            + expected + ", actual=" + body.length);
         }
         return body;
-    }
-
-    /** Reads at most {@code limit} bytes of body; a longer body is refused as too large. */
-    static byte[] readBody(ServerRequest req, int limit) {
-        if (!req.content().hasEntity()) {
-            return new byte[0];
-        }
-        try (var in = req.content().inputStream()) {
-            byte[] body = in.readNBytes(limit + 1);
-            if (body.length > limit) {
-                throw PixyException.messageTooLarge();
-            }
-            return body;
-        } catch (IOException | RuntimeException e) {
-            if (e instanceof PixyException p) {
-                throw p;
-            }
-            // The client sent less than it announced, or went away: Go's reader calls that an unexpected EOF.
-            String reason = e.getMessage() == null ? "unexpected EOF" : e.getMessage();
-            throw PixyException.badRequest("failed to read message: " + reason);
-        }
     }
 
     /** One record header per value of every {@code X-Kafka-*} header; values are standard base64 with padding. */

@@ -25,9 +25,10 @@ import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
 
 /**
- * The REST API's routes (reference §1.1): every resource with and without the {@code /clusters/{cluster}} prefix,
- * 405 with an empty body for a known path and another method, and Go's {@code 404 page not found} for the rest.
- * Handlers resolve the cluster first, then parameters; domain errors go through {@link HttpErrors}.
+ * The REST API's routes, as the original's: every resource with and without the {@code /clusters/{cluster}} prefix
+ * (without it, the default cluster), 405 with an empty body for a known path and another method, and Go's
+ * {@code 404 page not found} for the rest. Handlers resolve the cluster first, then parameters; domain errors go
+ * through {@link HttpErrors}.
  */
 public final class RestApi {
 
