@@ -1,7 +1,7 @@
 package io.kafkapixy.admin;
 
 /**
- * One partition of get-offsets (reference §1.5): its log range, the group's committed offset and metadata, the lag
+ * One partition of get-offsets: its log range, the group's committed offset and metadata, the lag
  * and the sparse acks the metadata encodes (human form, "" when none or undecodable).
  */
 public record PartitionOffsets(int partition, long begin, long end, long count, long offset, long lag,

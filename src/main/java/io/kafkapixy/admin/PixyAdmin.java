@@ -40,7 +40,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The operator's calls of one cluster (reference §1.5–§1.9): offsets, consumers and topics, through the Kafka
+ * The operator's calls of one cluster: offsets, consumers and topics, through the Kafka
  * Admin API, so they work on KRaft clusters without ZooKeeper. Thread-safe; the {@code Proxy} owns the Admin
  * client it uses.
  */

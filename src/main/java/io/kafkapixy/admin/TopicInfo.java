@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A topic as list-topics and topic-metadata report it (reference §1.8, §1.9): its config overrides in the shape
+ * A topic as list-topics and topic-metadata report it: its config overrides in the shape
  * Kafka once wrote to ZooKeeper ({@code {version, config}}), when asked for, and its partitions, when asked for.
  */
 public record TopicInfo(Optional<Config> config, Optional<List<Partition>> partitions) {

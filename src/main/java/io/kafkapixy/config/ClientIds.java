@@ -13,7 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.random.RandomGenerator;
 
 /**
- * Generates the instance's client id the way the original does (reference §3.4). The id is this instance's member id
+ * Generates the instance's client id the way the original does. The id is this instance's member id
  * in ZooKeeper and its Kafka {@code client.id}, so it must differ between instances that share a consumer group:
  * <ol>
  *   <li>{@code NOMAD_ALLOC_ID} set: {@code kp_nomad_<first dash-separated segment>[_<NOMAD_ALLOC_INDEX>]};</li>

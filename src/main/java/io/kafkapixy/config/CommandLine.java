@@ -18,7 +18,7 @@ import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 
 /**
- * The original's command-line flags (reference §3.5), parsed with Go {@code flag} package rules: {@code -name value},
+ * The original's command-line flags, parsed with Go {@code flag} package rules: {@code -name value},
  * {@code -name=value}, {@code --name value} and {@code --name=value}; the bool flags {@code -tls} and
  * {@code -insecureTLS} take no separate value ({@code -tls=false} is accepted); parsing stops at the first argument
  * that is not a flag or after {@code --}; a repeated flag takes its last value; {@code -h}/{@code -help} request the

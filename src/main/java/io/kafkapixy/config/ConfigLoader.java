@@ -32,7 +32,7 @@ import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
 
 /**
- * Reads the original's YAML config format (reference §3.1, §3.2) into a validated {@link PixyConfig}.
+ * Reads the original's YAML config format into a validated {@link PixyConfig}.
  *
  * <p>Top-level keys missing from the file keep their defaults; each entry of {@code proxies}, in file order, starts
  * from {@link ProxyConfig#defaults(String)} and only the keys it names are overridden; the default cluster is

@@ -3,12 +3,13 @@ package io.kafkapixy.config;
 import java.time.Duration;
 
 /**
- * {@code proxies.<name>.consumer}, plus three keys new in this project: {@code membership} (design.md §1),
+ * {@code proxies.<name>.consumer}, plus three keys new in this project: {@code membership} (how the group is
+ * coordinated: {@code kafka}, Kafka's own group protocol, or {@code zookeeper}, the original's layout),
  * {@code shutdown_timeout}, how long a stopping instance waits for the acks of messages it offered (never longer than
  * {@code ack_timeout}) before it commits and leaves, and {@code session_timeout}, how long Kafka's group coordinator
  * waits for a silent member before its partitions go to the others (Kafka membership only; ZooKeeper membership has
  * {@code zoo_keeper.session_timeout}). Its default, 10 s, makes a crashed instance's partitions move within the
- * original's 15 s (§4.3: its ZooKeeper session timeout), where kafka-clients' own default (45 s) stalled them for
+ * original's 15 s (its ZooKeeper session timeout), where kafka-clients' own default (45 s) stalled them for
  * almost a minute.
  */
 public record ConsumerConfig(boolean disabled,

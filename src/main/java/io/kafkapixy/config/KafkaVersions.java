@@ -4,7 +4,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Which {@code kafka.version} strings a config may declare: every string the original accepts (reference §3.3) and,
+ * Which {@code kafka.version} strings a config may declare: every string the original accepts and,
  * because kafka-clients negotiates the protocol with the broker anyway, any dotted version newer than the newest of
  * those (e.g. {@code 2.8.0}, {@code 3.7.0}, {@code 4.0.0}).
  */

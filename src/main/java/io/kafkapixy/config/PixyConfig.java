@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The whole application configuration: the original's YAML schema (reference §3.1) as a record tree.
+ * The whole application configuration: the original's YAML schema as a record tree.
  *
  * <p>{@code proxies} keeps file order; {@link #defaultCluster()} is the resolved default cluster name (the
  * {@code default_cluster} key, else the first proxy). An empty address disables that server. {@code accessLog} is

@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * {@code proxies.<name>.producer}. {@code flushFrequencyExplicit} records whether {@code flush_frequency} was
- * written in the config file: only then is it honoured as {@code linger.ms} (design.md §2, sync latency).
+ * written in the config file: only then is it honoured as {@code linger.ms} (the default, 500 ms, as a linger would
+ * add half a second to every sync produce).
  */
 public record ProducerConfig(int channelBufferSize,
                              int maxMessageBytes,

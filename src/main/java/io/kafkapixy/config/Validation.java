@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The one place where configuration values are checked. Texts and order follow the original's {@code validate()}
- * (reference §3.1); checks the original left to sarama's {@code Config.Validate()} at client creation come after
- * them, named by our keys. Only the first violation is reported, as the original does.
+ * The one place where configuration values are checked. Texts and order follow the original's {@code validate()};
+ * checks the original left to sarama's {@code Config.Validate()} at client creation come after them, named by our
+ * keys. Only the first violation is reported, as the original does.
  */
 final class Validation {
 

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * {@code proxies.<name>.zoo_keeper}: used for membership in {@code membership: zookeeper} mode. {@code named} says
  * whether the configuration gave {@code seed_peers} (file or {@code -zookeeperPeers}): a {@code kafka}-mode instance
- * then checks ZooKeeper for members of the original's kind before it joins a group (design.md §1).
+ * then checks ZooKeeper for members of the original's kind before it joins a group, so the two
+ * kinds never share a group.
  */
 public record ZooKeeperConfig(List<String> seedPeers, String chroot, Duration sessionTimeout, boolean named) {
 

@@ -485,7 +485,8 @@ final class GroupState {
     /**
      * Takes in one poll's records and the fetch positions known after it, serves parked requests, drops exhausted
      * retries, expires idle topics, and returns the held partitions whose fetching should stop: a buffer of
-     * {@code fetchBuffer} records or more than {@code max_pending_messages} offers awaiting acks (§4.10).
+     * {@code fetchBuffer} records or more than {@code max_pending_messages} offers awaiting acks (the
+     * original's pending limit).
      */
     Set<TopicPartition> absorb(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, Long> positions,
                                Instant now) {
@@ -600,8 +601,8 @@ final class GroupState {
 
     /**
      * Stops offering from these partitions and waits until what they offered is acked or overdue by
-     * {@code ack_timeout} (§4.6), taking acks meanwhile; at most until {@code limit}, and never past the shutdown's
-     * deadline once shutdown began.
+     * {@code ack_timeout} (as the original waits on a rebalance), taking acks meanwhile; at most until {@code limit},
+     * and never past the shutdown's deadline once shutdown began.
      */
     void awaitAcks(Collection<TopicPartition> partitions, Instant limit) {
         lock.lock();

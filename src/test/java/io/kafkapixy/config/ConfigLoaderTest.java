@@ -30,7 +30,7 @@ class ConfigLoaderTest {
 
     private static final String ID = "kp_test_1";
 
-    /** Every key of reference §3.1 written out with the original's default value. */
+    /** Every key of the original's YAML schema written out with the original's default value. */
     private static final String ORIGINAL_DEFAULTS_SPELLED_OUT = """
             grpc_addr: 0.0.0.0:19091
             tcp_addr: 0.0.0.0:19092
@@ -91,7 +91,7 @@ class ConfigLoaderTest {
                 severity: info
             """;
 
-    /** The original's default values (reference §3.1), spelled out rather than read from the records' constants. */
+    /** The original's default values, spelled out rather than read from the records' constants. */
     private static void assertOriginalDefaults(ProxyConfig p) {
         assertAll(
                 () -> assertEquals(ID, p.clientId(), "client_id"),
