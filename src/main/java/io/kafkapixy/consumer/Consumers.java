@@ -25,7 +25,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * <p>Thread-safe, without a lock shared by all groups. The {@code Proxy} owns it and {@link #close() closes} it
  * before the producer: parked requests are answered 503, acked offsets committed, groups left.
  */
-public final class Consumers implements AutoCloseable {
+public final class Consumers implements AutoCloseable, MessageStream.Owner {
 
     private static final System.Logger LOG = System.getLogger(Consumers.class.getName());
     /** What leaving takes after the drain at most: commit retries during a rebalance, then closing the consumer. */
@@ -198,8 +198,8 @@ public final class Consumers implements AutoCloseable {
         return stream;
     }
 
-    /** A message of that partition went to a client of the group here: acks of that partition are taken. */
-    void markServed(String group, String topic, int partition) {
+    @Override
+    public void markServed(String group, String topic, int partition) {
         Members members = live.get(group);
         if (members != null) {
             members.served.add(new Served(topic, partition));
@@ -241,7 +241,8 @@ public final class Consumers implements AutoCloseable {
         return members != null && members.served.contains(new Served(topic, partition));
     }
 
-    boolean ackHeld(String group, String topic, int partition, long offset) {
+    @Override
+    public boolean ackHeld(String group, String topic, int partition, long offset) {
         Members members = live.get(group);
         if (members == null) {
             return false;

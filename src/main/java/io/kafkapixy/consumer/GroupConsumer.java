@@ -82,7 +82,7 @@ final class GroupConsumer {
 
     /** Attaches a stream to its topics; false when this member is leaving (the caller gets a new member). */
     boolean attach(MessageStream stream) {
-        if (!state.attach(stream)) {
+        if (!state.streams.attach(stream)) {
             return false;
         }
         if (!started) {

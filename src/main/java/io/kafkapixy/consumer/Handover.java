@@ -104,8 +104,8 @@ final class Handover implements PartitionLifecycle {
         }
         metrics.rebalanced(group);
         Instant now = clock.instant();
-        state.awaitAcks(partitions, revokeWaitLimit == null ? Instant.MAX : now.plus(revokeWaitLimit));
-        Map<TopicPartition, OffsetAndMetadata> offsets = state.takeFinal(partitions);
+        state.commits.awaitAcks(partitions, revokeWaitLimit == null ? Instant.MAX : now.plus(revokeWaitLimit));
+        Map<TopicPartition, OffsetAndMetadata> offsets = state.commits.takeFinal(partitions);
         if (!offsets.isEmpty()) {
             try {
                 kafka.commitSync(offsets, KAFKA_CALL_TIMEOUT);
@@ -123,7 +123,7 @@ final class Handover implements PartitionLifecycle {
         if (!partitions.isEmpty()) {
             metrics.rebalanced(group);
         }
-        Map<TopicPartition, OffsetAndMetadata> uncommitted = state.takeFinal(partitions);
+        Map<TopicPartition, OffsetAndMetadata> uncommitted = state.commits.takeFinal(partitions);
         LOG.log(Level.WARNING, "Partitions lost: group={0}, uncommitted={1}", group, uncommitted);
     }
 
@@ -139,7 +139,7 @@ final class Handover implements PartitionLifecycle {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> currentOffsets() {
-        return state.currentOffsets();
+        return state.commits.currentOffsets();
     }
 
     /** Partitions assigned but not set up yet; their fetching stays paused. */
@@ -216,7 +216,7 @@ final class Handover implements PartitionLifecycle {
         if (!wasPaused.isEmpty()) {
             kafka.resume(wasPaused);
         }
-        state.add(states);
+        state.fetches.add(states);
         LOG.log(Level.INFO, "Partitions assigned: group={0}, partitions={1}", group, new TreeSet<>(
                 set.stream().map(TopicPartition::toString).toList()));
     }

@@ -153,13 +153,13 @@ final class MemberLoop {
             nextScan = now.plus(SCAN_INTERVAL);
         }
         Map<TopicPartition, Long> positions = fetchPositions(scan ? kafka.assignment() : records.partitions());
-        Set<TopicPartition> toPause = state.absorb(records, positions, now);
+        Set<TopicPartition> toPause = state.fetches.absorb(records, positions, now);
         if (scan) {
-            state.reportState(tp -> endOffset(tp, positions.get(tp)));
+            state.fetches.reportState(tp -> endOffset(tp, positions.get(tp)));
         }
         toPause.addAll(handover.pending());
         updatePaused(toPause);
-        idle = records.isEmpty() && toPause.isEmpty() && state.nothingOut();
+        idle = records.isEmpty() && toPause.isEmpty() && state.commits.nothingOut();
         // A shut gate means the partitions may be another member's by now (ServingGate): what this member acked
         // before the doubt arose is not written over that member's progress.
         if (!now.isBefore(nextCommit) && state.gateOpen()) {
@@ -180,7 +180,7 @@ final class MemberLoop {
         if (!assignment.isEmpty() && paused.containsAll(assignment)) {
             ConsumerRecords<byte[], byte[]> records = kafka.poll(Duration.ZERO);
             if (records.isEmpty()) {
-                state.awaitRefill(POLL_INTERVAL);
+                state.fetches.awaitRefill(POLL_INTERVAL);
             }
             return records;
         }
@@ -234,14 +234,14 @@ final class MemberLoop {
     }
 
     private void commitChanged() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = state.changedOffsets();
+        Map<TopicPartition, OffsetAndMetadata> offsets = state.commits.changedOffsets();
         if (offsets.isEmpty()) {
             return;
         }
         kafka.commitAsync(offsets, (committed, error) -> {
             if (error != null) {
                 LOG.log(Level.WARNING, "Failed to commit offset: group={0}, error={1}", group, error.getMessage());
-                state.commitFailed(offsets.keySet());
+                state.commits.commitFailed(offsets.keySet());
             }
         });
     }
@@ -256,7 +256,7 @@ final class MemberLoop {
         state.stopTakingRequests();
         if (kafka != null) {
             if (state.isShuttingDown()) {
-                state.awaitAcks(state.assignedPartitions(), Instant.MAX);
+                state.commits.awaitAcks(state.commits.assignedPartitions(), Instant.MAX);
             }
             commitBeforeLeaving();
             if (membership != null) {
@@ -291,7 +291,7 @@ final class MemberLoop {
         }
         Instant deadline = clock.instant().plus(LEAVE_COMMIT_DEADLINE);
         while (true) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = state.positions();
+            Map<TopicPartition, OffsetAndMetadata> offsets = state.commits.positions();
             if (offsets.isEmpty()) {
                 return;
             }

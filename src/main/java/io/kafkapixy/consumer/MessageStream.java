@@ -46,30 +46,44 @@ public final class MessageStream {
         void end(PixyException reason, int givenBack);
     }
 
-    final String group;
+    /** What a stream needs of the instance's consumers: the marks that let acks of served partitions in. */
+    interface Owner {
+
+        /** A message of that partition went to a client of the group here: acks of that partition are taken. */
+        void markServed(String group, String topic, int partition);
+
+        /** Acks a message of a partition another member here may still hold; false when none does. */
+        boolean ackHeld(String group, String topic, int partition, long offset);
+    }
+
+    /** What an ended stream leaves to give back: taken and never sent, and held (sent, not acked or nacked). */
+    record Left(List<ConsumedMessage> unsent, Map<TopicPartition, Map<Long, Integer>> held) {
+    }
+
+    private final String group;
     /** The topics it consumes, each once, in the order subscribed. */
-    final List<String> topics;
-    final Sink sink;
-    private final Consumers owner;
+    private final List<String> topics;
+    private final Sink sink;
+    private final Owner owner;
     private final long maxCredits;
-    /** The member this stream is attached to; set once by {@link Consumers#openStream}. */
-    GroupState state;
+    /** The member's streams this one is attached to; set once, when it is attached. */
+    private volatile StreamDelivery desk;
 
     // guarded by the group's lock
     private long credits;
     /** Messages handed to this stream and not acked or nacked through it: delivery attempt by offset. */
-    final Map<TopicPartition, Map<Long, Integer>> held = new HashMap<>();
+    private final Map<TopicPartition, Map<Long, Integer>> held = new HashMap<>();
     /** No more messages: the group member is shutting down (acks are still taken). */
-    boolean draining;
-    boolean ended;
+    private boolean draining;
+    private boolean ended;
     /** A message was taken since the last {@link #flush()}. */
     private boolean flushPending;
     /** Messages taken and not sent yet by the sink. */
     private final List<ConsumedMessage> unflushed = new ArrayList<>();
     /** Messages taken that the sink could not send: given back as never delivered. */
-    final List<ConsumedMessage> unsent = new ArrayList<>(0);
+    private final List<ConsumedMessage> unsent = new ArrayList<>(0);
 
-    MessageStream(Consumers owner, String group, List<String> topics, long maxCredits, Sink sink) {
+    MessageStream(Owner owner, String group, List<String> topics, long maxCredits, Sink sink) {
         this.owner = owner;
         this.group = group;
         this.topics = List.copyOf(topics);
@@ -83,7 +97,7 @@ public final class MessageStream {
      * @throws PixyException the credits not yet spent would be over the limit; the stream is left as it was
      */
     public void credit(long n) {
-        state.credit(this, n);
+        desk.credit(this, n);
     }
 
     /** A message to ack. */
@@ -96,7 +110,7 @@ public final class MessageStream {
      * owner offers them again), or of messages not out with a client (never offered, acked already).
      */
     public int ack(List<Ack> acks) {
-        GroupState.StreamAcks result = state.acksFromStream(this, acks);
+        StreamDelivery.StreamAcks result = desk.acksFromStream(this, acks);
         int notHeld = result.ignored();
         for (Ack a : result.elsewhere()) {
             // a partition this member gave up may be held by another member here that is still leaving
@@ -115,7 +129,7 @@ public final class MessageStream {
      * @throws PixyException {@code delay} is longer than {@code consumer.ack_timeout}
      */
     public boolean nack(String topic, int partition, long offset, Duration delay) {
-        return state.nack(this, new TopicPartition(topic, partition), offset, delay);
+        return desk.nack(this, new TopicPartition(topic, partition), offset, delay);
     }
 
     /**
@@ -123,7 +137,7 @@ public final class MessageStream {
      * that was; 0 when the stream had ended already.
      */
     public int close() {
-        return state.detach(this, null);
+        return desk.detach(this, null);
     }
 
     boolean wants() {
@@ -178,7 +192,7 @@ public final class MessageStream {
 
     /** The client reads again (see {@link Sink#ready()}): serve it what is ready. */
     public void resume() {
-        state.credit(this, 0);
+        desk.credit(this, 0);
     }
 
     /** Under the group's lock: the delivery attempt this stream holds of that message, or -1; no longer held. */
@@ -192,5 +206,61 @@ public final class MessageStream {
             held.remove(tp);
         }
         return attempt == null ? -1 : attempt;
+    }
+
+    /** Attached to a member's streams (once; the member serves it from then on). */
+    void attachTo(StreamDelivery streams) {
+        this.desk = streams;
+    }
+
+    /** Under the group's lock: whether the stream has ended. */
+    boolean ended() {
+        return ended;
+    }
+
+    /** Under the group's lock: the member is shutting down; nothing more is handed to this stream. */
+    void startDraining() {
+        draining = true;
+    }
+
+    /**
+     * Under the group's lock: ends the stream and hands over what it leaves, no longer its own; null when it had ended
+     * already. A message taken and never sent is left only if this stream still held that delivery of it.
+     */
+    Left end() {
+        if (ended) {
+            return null;
+        }
+        ended = true;
+        List<ConsumedMessage> neverSent = new ArrayList<>(unsent.size());
+        for (ConsumedMessage m : unsent) {
+            if (release(new TopicPartition(m.topic(), m.partition()), m.offset()) == m.attempt()) {
+                neverSent.add(m);
+            }
+        }
+        unsent.clear();
+        Map<TopicPartition, Map<Long, Integer>> stillHeld = new HashMap<>(held);
+        held.clear();
+        return new Left(neverSent, stillHeld);
+    }
+
+    /** Under the group's lock: the partition left this member; what the stream held of it is no longer its to give. */
+    void forget(TopicPartition tp) {
+        held.remove(tp);
+    }
+
+    /** Under the group's lock: tells the client's side that the proxy ended the stream. */
+    void endedByProxy(PixyException reason, int givenBack) {
+        sink.end(reason, givenBack);
+    }
+
+    /** Under the group's lock: how many messages the stream holds (sent or taken, not acked or nacked). */
+    int heldCount() {
+        return held.values().stream().mapToInt(Map::size).sum();
+    }
+
+    /** Under the group's lock: credits granted and not yet spent. */
+    long credits() {
+        return credits;
     }
 }

@@ -54,7 +54,7 @@ class HandoverTest {
     private void whileTheRevokeWaits(MemberRig rig, Runnable action) {
         helper = Thread.ofVirtual().start(() -> {
             try {
-                MemberRig.await("the revoke waits for acks", rig.state::awaitingAcks);
+                MemberRig.await("the revoke waits for acks", rig.state.commits::awaitingAcks);
                 action.run();
             } catch (Throwable t) {
                 helperFailures.add(t);
@@ -155,7 +155,7 @@ class HandoverTest {
         rig.clock.advance(ACK_TIMEOUT.minusMillis(1));
         try {
             TestKafka.Waits.holdsFor(Duration.ofMillis(300), "the partition is held just before ack_timeout",
-                    () -> rig.state.assignedPartitions().contains(tp(0)));
+                    () -> rig.state.commits.assignedPartitions().contains(tp(0)));
         } finally {
             rig.clock.advance(Duration.ofMillis(1));
         }

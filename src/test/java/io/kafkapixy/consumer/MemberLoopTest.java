@@ -213,8 +213,8 @@ class MemberLoopTest {
         rig.loop.step();
         assertEquals(Set.of(tp(0)), rig.kafka.paused());
 
-        Thread waiting = Thread.ofVirtual().start(() -> rig.state.awaitRefill(Duration.ofMinutes(10)));
-        MemberRig.await("the loop waits for a buffer to empty", rig.state::awaitingRefill);
+        Thread waiting = Thread.ofVirtual().start(() -> rig.state.fetches.awaitRefill(Duration.ofMinutes(10)));
+        MemberRig.await("the loop waits for a buffer to empty", rig.state.fetches::awaitingRefill);
         List<Long> served = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             served.add(offset(rig.request()));
@@ -406,7 +406,7 @@ class MemberLoopTest {
         List<Throwable> failures = new ArrayList<>();
         Thread acker = Thread.ofVirtual().start(() -> {
             try {
-                MemberRig.await("the member waits for acks", rig.state::awaitingAcks);
+                MemberRig.await("the member waits for acks", rig.state.commits::awaitingAcks);
                 rig.state.ack(MemberRig.TOPIC, 0, offered);
                 rig.state.ack(MemberRig.TOPIC, 0, 1);
             } catch (Throwable t) {
