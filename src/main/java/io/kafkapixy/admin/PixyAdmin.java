@@ -40,15 +40,14 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * The operator's calls of one cluster: offsets, consumers and topics, through the Kafka
- * Admin API, so they work on KRaft clusters without ZooKeeper. Thread-safe; the {@code Proxy} owns the Admin
- * client it uses.
+ * The operator's calls of one cluster: offsets, consumers and topics, through the Kafka Admin API, so they work on
+ * KRaft clusters without ZooKeeper. Thread-safe; the {@code Proxy} owns the Admin client it uses.
  */
 public final class PixyAdmin {
 
     /** sarama's text for {@code UNKNOWN_TOPIC_OR_PARTITION}, which the original sends to clients. */
-    static final String UNKNOWN_TOPIC_TEXT =
-            "kafka server: Request was for a topic or partition that does not exist on this broker.";
+    static final String UNKNOWN_TOPIC_TEXT = "kafka server: Request was for a topic or partition that does not exist"
+                                             + " on this broker.";
 
     private final Admin admin;
     private final OffsetStore offsets;

@@ -3,7 +3,6 @@ package io.kafkapixy.offset;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -24,12 +23,10 @@ public final class OffsetTracker {
     private final Duration ackTimeout;
     private final SparseAcksException metadataError;
 
-    private long offset;
+    /** The committed offset and the acked ranges above it. */
+    private final AckedRanges acked;
     /** Committed metadata; {@code null} means "re-encode from the ranges on demand". */
     private String metadata;
-    /** Acked ranges, flat {@code from, to} pairs; the first {@code rangeCount} pairs are live. */
-    private long[] ranges;
-    private int rangeCount;
     private final ArrayList<Offer> offers = new ArrayList<>();
     /**
      * Offers whose deadline {@link #reschedule} moved, until they are retried or gone: while there are any, deadlines
@@ -46,7 +43,6 @@ public final class OffsetTracker {
      */
     public OffsetTracker(long committedOffset, String metadata, Duration ackTimeout) {
         this.ackTimeout = Objects.requireNonNull(ackTimeout, "ackTimeout");
-        this.offset = committedOffset;
         long[] decoded;
         SparseAcksException error = null;
         try {
@@ -58,8 +54,7 @@ public final class OffsetTracker {
             error = e;
         }
         this.metadataError = error;
-        this.rangeCount = decoded.length / 2;
-        this.ranges = decoded.length >= 8 ? decoded : Arrays.copyOf(decoded, 8);
+        this.acked = new AckedRanges(committedOffset, decoded);
     }
 
     /** Whether the metadata given to the constructor failed to decode (and was discarded). */
@@ -74,14 +69,14 @@ public final class OffsetTracker {
 
     /** The offset to commit: every offset below it is acked (or was skipped by {@link #adjust(long)}). */
     public long offset() {
-        return offset;
+        return acked.offset();
     }
 
     /** The metadata to commit with {@link #offset()}: the sparse-acks encoding of {@link #ackedRanges()}. */
     public String metadata() {
         String m = metadata;
         if (m == null) {
-            m = SparseAcks.encode(offset, ranges, rangeCount);
+            m = acked.encode();
             metadata = m;
         }
         return m;
@@ -89,23 +84,12 @@ public final class OffsetTracker {
 
     /** The human form of the current state, as the {@code sparse_acks} field and the original's logs show it. */
     public String sparseAcks() {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < rangeCount; i++) {
-            if (i != 0) {
-                out.append(',');
-            }
-            out.append(ranges[2 * i] - offset).append('-').append(ranges[2 * i + 1] - offset);
-        }
-        return out.toString();
+        return acked.human();
     }
 
     /** A snapshot of the acked ranges above {@link #offset()}, ascending. */
     public List<AckRange> ackedRanges() {
-        List<AckRange> out = new ArrayList<>(rangeCount);
-        for (int i = 0; i < rangeCount; i++) {
-            out.add(new AckRange(ranges[2 * i], ranges[2 * i + 1]));
-        }
-        return out;
+        return acked.snapshot();
     }
 
     /** A snapshot of the outstanding offers, ascending by offset. */
@@ -125,7 +109,7 @@ public final class OffsetTracker {
      */
     public AckOutcome onAcked(long ackedOffset) {
         boolean offerRemoved = removeOffer(ackedOffset);
-        boolean updated = updateAckedRanges(ackedOffset);
+        boolean updated = acked.add(ackedOffset);
         if (updated) {
             metadata = null;
         }
@@ -134,18 +118,7 @@ public final class OffsetTracker {
 
     /** Whether {@code o} is acked: below {@link #offset()} or inside an acked range. */
     public boolean isAcked(long o) {
-        if (o < offset) {
-            return true;
-        }
-        for (int i = 0; i < rangeCount; i++) {
-            if (o < ranges[2 * i]) {
-                return false;
-            }
-            if (o < ranges[2 * i + 1]) {
-                return true;
-            }
-        }
-        return false;
+        return acked.contains(o);
     }
 
     /**
@@ -153,20 +126,7 @@ public final class OffsetTracker {
      * range holding {@code o}; the end of the range starting at {@code o + 1}; otherwise {@code o + 1}.
      */
     public long nextNotAcked(long o) {
-        if (o < offset) {
-            return offset;
-        }
-        for (int i = 0; i < rangeCount; i++) {
-            long from = ranges[2 * i];
-            long to = ranges[2 * i + 1];
-            if (o < from) {
-                return o + 1 == from ? to : o + 1;
-            }
-            if (o < to) {
-                return to;
-            }
-        }
-        return o + 1;
+        return acked.nextNotAcked(o);
     }
 
     /** {@link #isAcked(long)} and {@link #nextNotAcked(long)} together, the original's {@code IsAcked}. */
@@ -264,11 +224,12 @@ public final class OffsetTracker {
      * @return the offsets of the dropped offers, ascending (the original logs {@code Offer dropped} for each)
      */
     public List<Long> adjust(long realStart) {
-        if (realStart < offset) {
+        if (realStart < acked.offset()) {
             return List.of();
         }
         List<Long> dropped = dropOffers(realStart);
-        correctOffset(realStart);
+        acked.advanceTo(realStart);
+        metadata = null;
         return dropped;
     }
 
@@ -330,87 +291,8 @@ public final class OffsetTracker {
         return dropped;
     }
 
-    private void correctOffset(long realStart) {
-        long newOffset = realStart;
-        int drop = 0;
-        for (int i = 0; i < rangeCount; i++) {
-            if (newOffset < ranges[2 * i]) {
-                break;
-            }
-            drop = i + 1;
-            if (newOffset < ranges[2 * i + 1]) {
-                newOffset = ranges[2 * i + 1];
-                break;
-            }
-        }
-        removeRanges(0, drop);
-        offset = newOffset;
-        metadata = null;
-    }
-
-    /** The original's {@code updateAckedRanges}; false if {@code o} was already acked. */
-    private boolean updateAckedRanges(long o) {
-        if (o < offset) {
-            return false;
-        }
-        if (o == offset) {
-            if (rangeCount > 0 && o == ranges[0] - 1) {
-                offset = ranges[1];
-                removeRanges(0, 1);
-            } else {
-                offset += 1;
-            }
-            return true;
-        }
-        for (int i = 0; i < rangeCount; i++) {
-            long from = ranges[2 * i];
-            long to = ranges[2 * i + 1];
-            if (o < from) {
-                if (o == from - 1) {
-                    ranges[2 * i] = o;
-                } else {
-                    insertRange(i, o, o + 1);
-                }
-                return true;
-            }
-            if (o < to) {
-                return false;
-            }
-            if (o == to) {
-                if (rangeCount > i + 1 && o == ranges[2 * (i + 1)] - 1) {
-                    // o fills the single-offset gap: the next range absorbs this one.
-                    ranges[2 * (i + 1)] = from;
-                    removeRanges(i, 1);
-                } else {
-                    ranges[2 * i + 1] = to + 1;
-                }
-                return true;
-            }
-        }
-        insertRange(rangeCount, o, o + 1);
-        return true;
-    }
-
-    private void insertRange(int index, long from, long to) {
-        if (2 * (rangeCount + 1) > ranges.length) {
-            ranges = Arrays.copyOf(ranges, ranges.length * 2);
-        }
-        System.arraycopy(ranges, 2 * index, ranges, 2 * index + 2, 2 * (rangeCount - index));
-        ranges[2 * index] = from;
-        ranges[2 * index + 1] = to;
-        rangeCount++;
-    }
-
-    private void removeRanges(int index, int count) {
-        if (count == 0) {
-            return;
-        }
-        System.arraycopy(ranges, 2 * (index + count), ranges, 2 * index, 2 * (rangeCount - index - count));
-        rangeCount -= count;
-    }
-
     @Override
     public String toString() {
-        return offset + "(" + sparseAcks() + "), offered=" + offers.size();
+        return acked.offset() + "(" + sparseAcks() + "), offered=" + offers.size();
     }
 }
