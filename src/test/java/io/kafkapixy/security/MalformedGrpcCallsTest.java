@@ -60,7 +60,7 @@ class MalformedGrpcCallsTest {
 
     @Test
     void aCallWhoseHeaderNamesAreLiteralsAsGrpcCoreSendsThemIsServed() {
-        // every header a literal with a literal name, :path included (RFC 7541 §6.2.2)
+        // every header a literal with a literal name, :path included (RFC 7541 section 6.2.2)
         try (RawHttp2 h2 = RawHttp2.connectWithLiteralNames(pixy.app().server().grpcPort().orElseThrow())) {
             RawHttp2.Answer a = h2.call(PRODUCE, produce("literal names"), Duration.ofSeconds(30));
 

@@ -23,7 +23,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 /**
  * An HTTP/2 client connection (h2c, prior knowledge) that writes exactly the frames a test asks for, so a test can
  * send what well-behaved client libraries never send: truncated gRPC messages, odd flags. Request headers are
- * HPACK literals without indexing (RFC 7541 §6.2.2), their names either static-table indices, as grpc-java and
+ * HPACK literals without indexing (RFC 7541 section 6.2.2), their names either static-table indices, as grpc-java and
  * grpc-go send them, or literals, the way gRPC C-core sends {@code :path}; answers are decoded by Netty's HPACK
  * decoder. Not thread-safe: one test drives it.
  */
@@ -244,7 +244,7 @@ public final class RawHttp2 implements AutoCloseable {
                 s.ended |= (flags & END_STREAM) != 0;
                 if (length > 0) {
                     frame(WINDOW_UPDATE, 0, 0, ByteBuffer.allocate(4).putInt(length).array());
-                    if ((flags & END_STREAM) == 0) { // nothing may be sent on a closed stream (RFC 9113 §5.1)
+                    if ((flags & END_STREAM) == 0) { // nothing may be sent on a closed stream (RFC 9113 section 5.1)
                         frame(WINDOW_UPDATE, 0, id, ByteBuffer.allocate(4).putInt(length).array());
                     }
                 }
@@ -307,7 +307,7 @@ public final class RawHttp2 implements AutoCloseable {
         block.writeBytes(bytes);
     }
 
-    /** An HPACK integer with an N-bit prefix (RFC 7541 §5.1), the byte's high bits from {@code pattern}. */
+    /** An HPACK integer with an N-bit prefix (RFC 7541 section 5.1), the byte's high bits from {@code pattern}. */
     private static void integer(java.io.ByteArrayOutputStream block, int pattern, int prefixBits, int value) {
         int max = (1 << prefixBits) - 1;
         if (value < max) {
