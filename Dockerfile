@@ -45,8 +45,8 @@ EXPOSE 19091 19092
 # what they accepted. Give the container longer than that to stop: docker stop -t 60.
 STOPSIGNAL SIGTERM
 # jvm.options: the collector and memory limits, the heap 30% of the container's memory limit, an OutOfMemoryError
-# ends the process so that it is restarted (docs/performance.md, Footprint). The AOT cache halves the start-up. The last two flags
-# silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe (the training run uses
+# ends the process so that it is restarted (docs/performance.md, Footprint). The AOT cache halves the start-up. The
+# last two flags silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe (the training run uses
 # the same). More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override
 # the file, e.g. docker run kafka-pixy -kafkaPeers broker:9092.
 ENTRYPOINT ["java", \
