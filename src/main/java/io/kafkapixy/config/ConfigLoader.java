@@ -115,18 +115,7 @@ public final class ConfigLoader {
                 authSection.string("bearer_tokens_file", AuthConfig.NONE.bearerTokensFile()),
                 authSection.string("bearer_tokens_env", AuthConfig.NONE.bearerTokensEnv()));
         YamlSection limitsSection = root.section("limits");
-        LimitsConfig ld = LimitsConfig.DEFAULT;
-        LimitsConfig limits = new LimitsConfig(
-                limitsSection.integer("grpc_max_request_bytes", ld.grpcMaxRequestBytes()),
-                limitsSection.integer("max_header_bytes", ld.maxHeaderBytes()),
-                limitsSection.integer("max_parked_requests", ld.maxParkedRequests()),
-                limitsSection.integer("max_request_line_bytes", ld.maxRequestLineBytes()),
-                limitsSection.integer("max_unanswered_produces_per_stream", ld.maxUnansweredProducesPerStream()),
-                limitsSection.integer("max_streams", ld.maxStreams()),
-                limitsSection.integer("max_credits_per_stream", ld.maxCreditsPerStream()),
-                limitsSection.integer("max_groups", ld.maxGroups()),
-                limitsSection.integer("max_parked_rest_requests", ld.maxParkedRestRequests()),
-                limitsSection.integer("max_rest_connections", ld.maxRestConnections()));
+        LimitsConfig limits = LimitsConfig.DEFAULT.read(limitsSection);
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {

@@ -75,16 +75,7 @@ public final class ConfigSummary {
         root.put("access_log", c.accessLog());
         root.put("auth", map("bearer_tokens_file", c.auth().bearerTokensFile(),
                 "bearer_tokens_env", c.auth().bearerTokensEnv()));
-        root.put("limits", map("grpc_max_request_bytes", c.limits().grpcMaxRequestBytes(),
-                "max_header_bytes", c.limits().maxHeaderBytes(),
-                "max_parked_requests", c.limits().maxParkedRequests(),
-                "max_request_line_bytes", c.limits().maxRequestLineBytes(),
-                "max_unanswered_produces_per_stream", c.limits().maxUnansweredProducesPerStream(),
-                "max_streams", c.limits().maxStreams(),
-                "max_credits_per_stream", c.limits().maxCreditsPerStream(),
-                "max_groups", c.limits().maxGroups(),
-                "max_parked_rest_requests", c.limits().maxParkedRestRequests(),
-                "max_rest_connections", c.limits().maxRestConnections()));
+        root.put("limits", c.limits().settings().byName());
         return root;
     }
 

@@ -1,76 +1,150 @@
 package io.kafkapixy.config;
 
+import java.util.List;
+
+import static io.kafkapixy.config.ConfigKey.Bound.atLeast;
+import static io.kafkapixy.config.ConfigKey.Type.INT;
+
 /**
- * Top-level {@code limits} (new in this project): what one client can make this instance hold.
- *
- * @param grpcMaxRequestBytes largest gRPC request message; bigger ones get RESOURCE_EXHAUSTED (the original's grpc-go
- *                            limit, 1 MiB, by default)
- * @param maxHeaderBytes      REST: the request's headers; gRPC: the request's header list; bigger requests get
- *                            431 / are refused by the HTTP/2 layer
- * @param maxParkedRequests   consume requests waiting at once in this instance, over all clusters, groups and both
- *                            APIs; more get 429 / RESOURCE_EXHAUSTED at once, so no client can exhaust memory with
- *                            long polls
- * @param maxRequestLineBytes REST: the request line (method, path and query, version); the original takes about
- *                            1 MiB (Go's default), so a 64 KiB key is a valid produce; longer lines get 414
- * @param maxUnansweredProducesPerStream a streaming Produce call takes no more messages than this before their answers
- *                            (HTTP/2 flow control then holds the client back), so one stream holds at most this many
- *                            messages and answers in memory
- * @param maxStreams          streaming Consume calls open at once in this instance, over all clusters and groups; one
- *                            more ends with RESOURCE_EXHAUSTED at its first request
- * @param maxCreditsPerStream credits a streaming Consume call may have granted and not yet spent: a bound on the
- *                            messages one stream can have sent to it ahead of its reading (more end the stream with
- *                            RESOURCE_EXHAUSTED)
- * @param maxGroups           consumer group members in this instance, over all clusters (one per group with live
- *                            requests here, plus ones still leaving): each holds a {@code KafkaConsumer} with its two
- *                            threads and buffers, so a request that would make one more gets 429 /
- *                            RESOURCE_EXHAUSTED at once; the default fits the Deployment's 256 MiB with parked
- *                            requests on top
- * @param maxParkedRestRequests of the parked requests, how many may be REST's: each holds its connection's thread
- *                            stack and read buffer while it waits (~19 KiB of heap, ten times a gRPC one), so more
- *                            get 429 at once and their connection is closed; below {@code maxRestConnections}, so
- *                            that connections are left to refuse them quickly
- * @param maxRestConnections  REST connections open at once; one more is not accepted until one closes (it waits in
- *                            the listen backlog), as each holds an 8 KiB read buffer and a thread's stack in the
- *                            server whatever its requests, and 10,000 at once would exhaust a 256 MiB process
+ * Top-level {@code limits} (new in this project): what one client can make this instance hold. The defaults are the
+ * original's limits where it has them (grpc-go's 1 MiB messages, Go's ~1 MiB request lines); the instance's bounds fit
+ * the Deployment's 256 MiB (a 77 MiB heap, see jvm.options): 60 groups at ~0.5 MiB, 3,000 parked gRPC requests at
+ * ~2 KiB, 1,000 of them REST at ~19 KiB (1,200 REST connections), and the proxy's own ~20 MiB.
  */
-public record LimitsConfig(int grpcMaxRequestBytes, int maxHeaderBytes, int maxParkedRequests,
-                           int maxRequestLineBytes, int maxUnansweredProducesPerStream, int maxStreams,
-                           int maxCreditsPerStream, int maxGroups, int maxParkedRestRequests,
-                           int maxRestConnections) {
+public final class LimitsConfig {
 
-    /**
-     * The original's limits where it has them: grpc-go's 1 MiB messages, Go's ~1 MiB request lines. The instance's
-     * bounds fit the Deployment's 256 MiB (a 77 MiB heap, see jvm.options): 60 groups at ~0.5 MiB, 3,000 parked gRPC
-     * requests at ~2 KiB, 1,000 of them REST at ~19 KiB (1,200 REST connections), and the proxy's own ~20 MiB.
-     */
-    public static final LimitsConfig DEFAULT = new LimitsConfig(1 << 20, 16 * 1024, 3_000, 1 << 20, 1024, 1000,
-            4096, 60, 1_000, 1_200);
+    public static final ConfigKey<Integer> GRPC_MAX_REQUEST_BYTES = ConfigKey.of(
+            "limits.grpc_max_request_bytes", INT, 1 << 20, atLeast(1024),
+            "largest gRPC request message (`RESOURCE_EXHAUSTED` above it), the original's limit");
+    public static final ConfigKey<Integer> MAX_HEADER_BYTES = ConfigKey.of(
+            "limits.max_header_bytes", INT, 16 * 1024, atLeast(1024),
+            "REST request headers (431 above it); gRPC header list");
+    public static final ConfigKey<Integer> MAX_PARKED_REQUESTS = ConfigKey.of(
+            "limits.max_parked_requests", INT, 3_000, atLeast(1),
+            "consume requests waiting at once in the instance, all clusters and both APIs (429 / "
+            + "`RESOURCE_EXHAUSTED` beyond, naming the key, and REST closes the connection); a gRPC one "
+            + "holds ~2 KiB of heap, a REST one ~19 KiB (bounded by `max_rest_connections`)");
+    public static final ConfigKey<Integer> MAX_REQUEST_LINE_BYTES = ConfigKey.of(
+            "limits.max_request_line_bytes", INT, 1 << 20, atLeast(1024),
+            "REST request line: method, path with query, version (414 above it); about Go's limit, so "
+            + "a 64 KiB `key` is a valid produce as in the original");
+    public static final ConfigKey<Integer> MAX_UNANSWERED_PRODUCES_PER_STREAM = ConfigKey.of(
+            "limits.max_unanswered_produces_per_stream", INT, 1024, atLeast(1),
+            "messages a streaming `Produce` call takes before their answers (see \"Streaming gRPC\"); "
+            + "HTTP/2 flow control holds the client back beyond it");
+    public static final ConfigKey<Integer> MAX_STREAMS = ConfigKey.of(
+            "limits.max_streams", INT, 1000, atLeast(1),
+            "streaming `Consume` calls open at once in this instance, over all clusters and groups; "
+            + "one more ends with `RESOURCE_EXHAUSTED` at its first request");
+    public static final ConfigKey<Integer> MAX_CREDITS_PER_STREAM = ConfigKey.of(
+            "limits.max_credits_per_stream", INT, 4096, atLeast(1),
+            "credits a streaming `Consume` call may have granted and not yet spent (the messages it "
+            + "can be sent ahead of its reading); more end the stream with `RESOURCE_EXHAUSTED`");
+    public static final ConfigKey<Integer> MAX_GROUPS = ConfigKey.of(
+            "limits.max_groups", INT, 60, atLeast(1),
+            "consumer groups served at once by the instance, all clusters (each a `KafkaConsumer` "
+            + "with two threads, four sockets and ~0.5 MiB); a request that would make one more gets "
+            + "429 / `RESOURCE_EXHAUSTED` naming the key and joins nothing");
+    public static final ConfigKey<Integer> MAX_PARKED_REST_REQUESTS = ConfigKey.of(
+            "limits.max_parked_rest_requests", INT, 1_000, atLeast(1),
+            "of the parked requests, how many may be REST's (each holds its connection's thread stack "
+            + "and read buffer, ~19 KiB, ten times a gRPC one); one more gets 429 naming the key at "
+            + "once and its connection is closed");
+    public static final ConfigKey<Integer> MAX_REST_CONNECTIONS = ConfigKey.of(
+            "limits.max_rest_connections", INT, 1_200, atLeast(1),
+            "REST connections open at once; one more is not accepted until another closes (it waits "
+            + "in the listen backlog), since each costs 10–19 KiB of heap in the server whatever its "
+            + "requests");
 
-    /** These limits with the streams' ones changed. */
-    public LimitsConfig withStreams(int unansweredProducesPerStream, int streams, int creditsPerStream) {
-        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                unansweredProducesPerStream, streams, creditsPerStream, maxGroups, maxParkedRestRequests,
-                maxRestConnections);
+    /** The section's keys, in the order the config summary and the README list them. */
+    public static final List<ConfigKey<?>> KEYS = List.of(GRPC_MAX_REQUEST_BYTES, MAX_HEADER_BYTES,
+            MAX_PARKED_REQUESTS, MAX_REQUEST_LINE_BYTES, MAX_UNANSWERED_PRODUCES_PER_STREAM, MAX_STREAMS,
+            MAX_CREDITS_PER_STREAM, MAX_GROUPS, MAX_PARKED_REST_REQUESTS, MAX_REST_CONNECTIONS);
+
+    public static final LimitsConfig DEFAULT = new LimitsConfig(Settings.defaults(KEYS));
+
+    private final Settings values;
+
+    private LimitsConfig(Settings values) {
+        this.values = values;
     }
 
-    /** These limits with {@code max_groups} changed. */
-    public LimitsConfig withMaxGroups(int groups) {
-        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, groups, maxParkedRestRequests,
-                maxRestConnections);
+    /** These limits with {@code key} set to {@code value}. */
+    public <T> LimitsConfig with(ConfigKey<T> key, T value) {
+        return new LimitsConfig(values.with(key, value));
     }
 
-    /** These limits with {@code max_parked_rest_requests} changed. */
-    public LimitsConfig withMaxParkedRestRequests(int requests) {
-        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, maxGroups, requests,
-                maxRestConnections);
+    /** These limits with every key the YAML section names read from it. */
+    LimitsConfig read(YamlSection section) {
+        return new LimitsConfig(values.read(section));
     }
 
-    /** These limits with {@code max_rest_connections} changed. */
-    public LimitsConfig withMaxRestConnections(int connections) {
-        return new LimitsConfig(grpcMaxRequestBytes, maxHeaderBytes, maxParkedRequests, maxRequestLineBytes,
-                maxUnansweredProducesPerStream, maxStreams, maxCreditsPerStream, maxGroups, maxParkedRestRequests,
-                connections);
+    Settings settings() {
+        return values;
+    }
+
+    /** Largest gRPC request message; bigger ones get RESOURCE_EXHAUSTED. */
+    public int grpcMaxRequestBytes() {
+        return values.get(GRPC_MAX_REQUEST_BYTES);
+    }
+
+    /** REST: the request's headers; gRPC: the request's header list; bigger requests get 431 / are refused. */
+    public int maxHeaderBytes() {
+        return values.get(MAX_HEADER_BYTES);
+    }
+
+    /** Consume requests waiting at once in this instance, over all clusters, groups and both APIs. */
+    public int maxParkedRequests() {
+        return values.get(MAX_PARKED_REQUESTS);
+    }
+
+    /** REST: the request line (method, path and query, version); longer lines get 414. */
+    public int maxRequestLineBytes() {
+        return values.get(MAX_REQUEST_LINE_BYTES);
+    }
+
+    /** Messages a streaming Produce call takes before their answers; HTTP/2 flow control then holds it back. */
+    public int maxUnansweredProducesPerStream() {
+        return values.get(MAX_UNANSWERED_PRODUCES_PER_STREAM);
+    }
+
+    /** Streaming Consume calls open at once in this instance. */
+    public int maxStreams() {
+        return values.get(MAX_STREAMS);
+    }
+
+    /** Credits a streaming Consume call may have granted and not yet spent. */
+    public int maxCreditsPerStream() {
+        return values.get(MAX_CREDITS_PER_STREAM);
+    }
+
+    /** Consumer group members in this instance, over all clusters. */
+    public int maxGroups() {
+        return values.get(MAX_GROUPS);
+    }
+
+    /** Of the parked requests, how many may be REST's (each holds a connection's thread stack and buffer). */
+    public int maxParkedRestRequests() {
+        return values.get(MAX_PARKED_REST_REQUESTS);
+    }
+
+    /** REST connections open at once; one more waits in the listen backlog until one closes. */
+    public int maxRestConnections() {
+        return values.get(MAX_REST_CONNECTIONS);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LimitsConfig l && values.equals(l.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "LimitsConfig" + values;
     }
 }

@@ -44,18 +44,7 @@ final class Validation {
             }
         }
         List<String> problems = new ArrayList<>();
-        LimitsConfig limits = config.limits();
-        check(problems, limits.grpcMaxRequestBytes() >= 1024, "limits.grpc_max_request_bytes must be >= 1024");
-        check(problems, limits.maxHeaderBytes() >= 1024, "limits.max_header_bytes must be >= 1024");
-        check(problems, limits.maxParkedRequests() > 0, "limits.max_parked_requests must be > 0");
-        check(problems, limits.maxRequestLineBytes() >= 1024, "limits.max_request_line_bytes must be >= 1024");
-        check(problems, limits.maxUnansweredProducesPerStream() > 0,
-                "limits.max_unanswered_produces_per_stream must be > 0");
-        check(problems, limits.maxStreams() > 0, "limits.max_streams must be > 0");
-        check(problems, limits.maxCreditsPerStream() > 0, "limits.max_credits_per_stream must be > 0");
-        check(problems, limits.maxGroups() > 0, "limits.max_groups must be > 0");
-        check(problems, limits.maxParkedRestRequests() > 0, "limits.max_parked_rest_requests must be > 0");
-        check(problems, limits.maxRestConnections() > 0, "limits.max_rest_connections must be > 0");
+        problems.addAll(config.limits().settings().violations());
         ServerTlsConfig tls = config.tls();
         check(problems, tls.clientCaPath().isEmpty() || tls.enabled(),
                 "tls.client_ca_path needs tls.certificate_path and tls.key_path");

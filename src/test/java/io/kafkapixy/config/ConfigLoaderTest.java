@@ -456,7 +456,8 @@ class ConfigLoaderTest {
         String proxies = "proxies: {pxy: {}}\n";
         LimitsConfig limits = parse(proxies + "limits: {max_unanswered_produces_per_stream: 5, max_streams: 7, "
                                     + "max_credits_per_stream: 9}").limits();
-        assertEquals(LimitsConfig.DEFAULT.withStreams(5, 7, 9), limits);
+        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_UNANSWERED_PRODUCES_PER_STREAM, 5)
+                .with(LimitsConfig.MAX_STREAMS, 7).with(LimitsConfig.MAX_CREDITS_PER_STREAM, 9), limits);
         assertTrue(errorOf(proxies + "limits: {max_streams: 0}").endsWith("limits.max_streams must be > 0"));
         assertTrue(errorOf(proxies + "limits: {max_credits_per_stream: 0}")
                 .endsWith("limits.max_credits_per_stream must be > 0"));
@@ -465,7 +466,7 @@ class ConfigLoaderTest {
     @Test
     void theGroupLimitIsReadMustBePositiveAndFitsTheDeploymentByDefault() {
         String proxies = "proxies: {pxy: {}}\n";
-        assertEquals(LimitsConfig.DEFAULT.withMaxGroups(7), parse(proxies + "limits: {max_groups: 7}").limits());
+        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_GROUPS, 7), parse(proxies + "limits: {max_groups: 7}").limits());
         assertEquals(60, parse(proxies).limits().maxGroups());
         assertEquals(3_000, parse(proxies).limits().maxParkedRequests());
         assertTrue(errorOf(proxies + "limits: {max_groups: 0}").endsWith("limits.max_groups must be > 0"));
@@ -474,7 +475,7 @@ class ConfigLoaderTest {
     @Test
     void theRestParkedLimitIsReadAndMustBePositive() {
         String proxies = "proxies: {pxy: {}}\n";
-        assertEquals(LimitsConfig.DEFAULT.withMaxParkedRestRequests(5),
+        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_PARKED_REST_REQUESTS, 5),
                 parse(proxies + "limits: {max_parked_rest_requests: 5}").limits());
         assertEquals(1_000, parse(proxies).limits().maxParkedRestRequests());
         assertTrue(errorOf(proxies + "limits: {max_parked_rest_requests: 0}")
@@ -484,7 +485,7 @@ class ConfigLoaderTest {
     @Test
     void theRestConnectionLimitIsReadAndMustBePositive() {
         String proxies = "proxies: {pxy: {}}\n";
-        assertEquals(LimitsConfig.DEFAULT.withMaxRestConnections(9),
+        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_REST_CONNECTIONS, 9),
                 parse(proxies + "limits: {max_rest_connections: 9}").limits());
         assertEquals(1_200, parse(proxies).limits().maxRestConnections());
         assertTrue(errorOf(proxies + "limits: {max_rest_connections: 0}")

@@ -52,7 +52,7 @@ class GroupLimitTest {
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_group_limit",
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(3))
                                 .subscriptionTimeout(Duration.ofSeconds(1)))
-                .withLimits(LimitsConfig.DEFAULT.withMaxGroups(MAX_GROUPS)));
+                .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_GROUPS, MAX_GROUPS)));
     }
 
     @AfterAll

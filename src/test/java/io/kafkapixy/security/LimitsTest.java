@@ -51,11 +51,9 @@ class LimitsTest {
         topic = kafka.createTopic(TestKafka.uniqueTopic("limits"), 1);
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_limits",
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(4)))
-                .withLimits(new LimitsConfig(GRPC_MAX, MAX_HEADERS, MAX_PARKED,
-                        LimitsConfig.DEFAULT.maxRequestLineBytes(),
-                        LimitsConfig.DEFAULT.maxUnansweredProducesPerStream(), LimitsConfig.DEFAULT.maxStreams(),
-                        LimitsConfig.DEFAULT.maxCreditsPerStream(), LimitsConfig.DEFAULT.maxGroups(),
-                        LimitsConfig.DEFAULT.maxParkedRestRequests(), LimitsConfig.DEFAULT.maxRestConnections())));
+                .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.GRPC_MAX_REQUEST_BYTES, GRPC_MAX)
+                        .with(LimitsConfig.MAX_HEADER_BYTES, MAX_HEADERS)
+                        .with(LimitsConfig.MAX_PARKED_REQUESTS, MAX_PARKED)));
     }
 
     @AfterAll

@@ -44,7 +44,7 @@ class ParkedRestLimitTest {
         topic = kafka.createTopic(TestKafka.uniqueTopic("rest-limit"), 1);
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_rest_limit",
                         new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(3)))
-                .withLimits(LimitsConfig.DEFAULT.withMaxParkedRestRequests(MAX_REST)));
+                .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_PARKED_REST_REQUESTS, MAX_REST)));
     }
 
     @AfterAll

@@ -36,7 +36,7 @@ class RestConnectionLimitTest {
         TestKafka kafka = TestKafka.get();
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_rest_connections",
                         new ConsumerSettingsBuilder())
-                .withLimits(LimitsConfig.DEFAULT.withMaxRestConnections(MAX_CONNECTIONS)));
+                .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_REST_CONNECTIONS, MAX_CONNECTIONS)));
     }
 
     @AfterAll

@@ -29,10 +29,9 @@ class StreamConsumeDrainTest {
     private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(3);
 
     private static RunningPixy start(TestKafka kafka, String clientId, int maxStreams) {
-        LimitsConfig d = LimitsConfig.DEFAULT;
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId, new ConsumerSettingsBuilder()
                         .ackTimeout(Duration.ofSeconds(60)).shutdownTimeout(SHUTDOWN_TIMEOUT))
-                .withLimits(d.withStreams(d.maxUnansweredProducesPerStream(), maxStreams, d.maxCreditsPerStream())));
+                .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_STREAMS, maxStreams)));
     }
 
     private static String topicWithMessages(TestKafka kafka, String group, int count) {

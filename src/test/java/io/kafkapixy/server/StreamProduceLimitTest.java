@@ -21,10 +21,9 @@ class StreamProduceLimitTest {
     void withOneUnansweredMessageAllowedEachIsTakenOnlyAfterThePreviousIsAnswered() throws Exception {
         TestKafka kafka = TestKafka.get();
         String topic = kafka.createTopic(TestKafka.uniqueTopic("streamlimit"), 4);
-        LimitsConfig d = LimitsConfig.DEFAULT;
         try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_stream1",
-                new ConsumerSettingsBuilder()).withLimits(d.withStreams(1, d.maxStreams(),
-                d.maxCreditsPerStream())))) {
+                new ConsumerSettingsBuilder()).withLimits(
+                LimitsConfig.DEFAULT.with(LimitsConfig.MAX_UNANSWERED_PRODUCES_PER_STREAM, 1)))) {
             StreamProduceTest.Stream stream = new StreamProduceTest.Stream(pixy);
             List<Long> sent = new ArrayList<>();
             for (long id = 0; id < 40; id++) {

@@ -1,0 +1,52 @@
+package io.kafkapixy.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The README's configuration table is the key tables', row for row: each key of a section defined in code
+ * ({@link ConfigKey}) appears in the README as {@code | `path` | `default` | meaning |}, in the section's order, and
+ * the README has no other row of that section. On a mismatch the message shows the rows to paste.
+ */
+class ConfigTableTest {
+
+    /** The sections whose keys are defined in key tables. */
+    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(LimitsConfig.KEYS);
+
+    @Test
+    void theReadmesRowsAreTheKeyTables() throws IOException {
+        List<String> readme = Files.readAllLines(Path.of("README.md"));
+        for (List<ConfigKey<?>> keys : SECTIONS) {
+            String section = keys.getFirst().path().substring(0, keys.getFirst().path().lastIndexOf('.') + 1);
+            List<String> expected = keys.stream().map(ConfigTableTest::row).toList();
+            List<String> actual = readme.stream().filter(l -> l.startsWith("| `" + section)).toList();
+
+            assertEquals(String.join("\n", expected), String.join("\n", actual),
+                    "the README's rows of " + section + "* (expected: the key table's)");
+        }
+    }
+
+    @Test
+    void everyKeyOfATableHasAMeaningAndItsDefaultMeetsItsBound() {
+        for (List<ConfigKey<?>> keys : SECTIONS) {
+            for (ConfigKey<?> key : keys) {
+                assertEquals(false, key.meaning().isBlank(), key.path());
+                assertEquals(null, violationOfDefault(key), key.path());
+            }
+        }
+    }
+
+    private static <T> String violationOfDefault(ConfigKey<T> key) {
+        return key.violation(key.dflt());
+    }
+
+    private static <T> String row(ConfigKey<T> key) {
+        return "| `" + key.path() + "` | `" + key.type().show().apply(key.dflt()) + "` | " + key.meaning() + " |";
+    }
+}
