@@ -40,7 +40,8 @@ public record ConfigKey<T>(String path, Type<T> type, T dflt, Bound<T> bound, St
         if (bound.ok().test(value)) {
             return null;
         }
-        String where = path.startsWith(CLUSTER) ? path.substring(CLUSTER.length()) : path;
+        String where = !bound.reportedAs().isEmpty() ? bound.reportedAs()
+                : path.startsWith(CLUSTER) ? path.substring(CLUSTER.length()) : path;
         return where + " " + bound.rule();
     }
 
@@ -54,6 +55,17 @@ public record ConfigKey<T>(String path, Type<T> type, T dflt, Bound<T> bound, St
         static final Type<String> STRING = new Type<>(YamlSection::string, s -> s);
         static final Type<Duration> DURATION = new Type<>(YamlSection::duration, Durations::format);
         static final Type<List<String>> STRINGS = new Type<>(YamlSection::strings, String::valueOf);
+
+        /**
+         * One of an enum's constants, written in lower case; a value that is none of them leaves the default (the
+         * section that reads it reports the error in the original's words).
+         */
+        static <E extends Enum<E>> Type<E> choice(Class<E> type) {
+            return new Type<>((section, key, dflt) -> section.text(key)
+                    .flatMap(v -> java.util.Arrays.stream(type.getEnumConstants())
+                            .filter(e -> e.name().toLowerCase(java.util.Locale.ROOT).equals(v)).findFirst())
+                    .orElse(dflt), e -> e.name().toLowerCase(java.util.Locale.ROOT));
+        }
     }
 
     /** Reads a key of a YAML section, its default when absent; a value of the wrong type is reported there. */
@@ -62,23 +74,40 @@ public record ConfigKey<T>(String path, Type<T> type, T dflt, Bound<T> bound, St
         T read(YamlSection section, String key, T dflt);
     }
 
-    /** What a value must meet, and how a violation reads. */
-    public record Bound<T>(Predicate<T> ok, String rule) {
+    /**
+     * What a value must meet, and how a violation reads: {@code <key> <rule>}, the key named {@code reportedAs} when
+     * the original's text names it otherwise.
+     */
+    public record Bound<T>(Predicate<T> ok, String rule, String reportedAs) {
 
         static <T> Bound<T> none() {
-            return new Bound<>(v -> true, "");
+            return new Bound<>(v -> true, "", "");
         }
 
         static Bound<Integer> atLeast(int min) {
-            return new Bound<>(v -> v >= min, min == 1 ? "must be > 0" : "must be >= " + min);
+            return new Bound<>(v -> v >= min, min == 1 ? "must be > 0" : "must be >= " + min, "");
+        }
+
+        static Bound<Duration> atLeast(Duration min) {
+            return new Bound<>(d -> d.compareTo(min) >= 0, "must be >= " + Durations.format(min), "");
+        }
+
+        /** Between {@code min} and {@code max}, both included, the rule reading as {@code rule}. */
+        static Bound<Duration> between(Duration min, Duration max, String rule) {
+            return new Bound<>(d -> d.compareTo(min) >= 0 && d.compareTo(max) <= 0, rule, "");
         }
 
         static Bound<Duration> positive() {
-            return new Bound<>(d -> !d.isNegative() && !d.isZero(), "must be > 0");
+            return new Bound<>(d -> !d.isNegative() && !d.isZero(), "must be > 0", "");
         }
 
         static Bound<Duration> notNegative() {
-            return new Bound<>(d -> !d.isNegative(), "must be >= 0");
+            return new Bound<>(d -> !d.isNegative(), "must be >= 0", "");
+        }
+
+        /** The same bound, its violation naming {@code key} as the original's text does. */
+        Bound<T> reportedAs(String key) {
+            return new Bound<>(ok, rule, key);
         }
     }
 }

@@ -280,26 +280,9 @@ public final class ConfigLoader {
 
         YamlSection c = s.section("consumer");
         ConsumerConfig cd = d.consumer();
-        ConsumerConfig consumer = new ConsumerConfig(
-                c.bool("disabled", cd.disabled()),
-                c.duration("ack_timeout", cd.ackTimeout()),
-                c.integer("channel_buffer_size", cd.channelBufferSize()),
-                c.integer("fetch_max_bytes", cd.fetchMaxBytes()),
-                c.duration("fetch_max_wait", cd.fetchMaxWait()),
-                c.duration("long_polling_timeout", cd.longPollingTimeout()),
-                c.integer("max_pending_messages", cd.maxPendingMessages()),
-                c.integer("max_retries", cd.maxRetries()),
-                c.duration("offsets_commit_interval", cd.offsetsCommitInterval()),
-                c.duration("rebalance_delay", cd.rebalanceDelay()),
-                c.duration("retry_backoff", cd.retryBackoff()),
-                c.duration("subscription_timeout", cd.subscriptionTimeout()),
-                c.duration("shutdown_timeout", cd.shutdownTimeout()),
-                c.duration("session_timeout", cd.sessionTimeout()),
-                c.text("membership")
-                        .map(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
-                                () -> problems.add("consumer.membership must be kafka or zookeeper, got "
-                                                   + GoStrings.quote(v))))
-                        .orElse(cd.membership()));
+        ConsumerConfig consumer = cd.read(c);
+        c.text("membership").ifPresent(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
+                () -> problems.add("consumer.membership must be kafka or zookeeper, got " + GoStrings.quote(v))));
 
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
     }

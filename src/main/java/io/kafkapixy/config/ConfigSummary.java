@@ -119,22 +119,7 @@ public final class ConfigSummary {
                         "shutdown_timeout", pr.shutdownTimeout(),
                         "partitioner", pr.partitioner(),
                         "timeout", pr.timeout()),
-                "consumer", map(
-                        "disabled", co.disabled(),
-                        "ack_timeout", co.ackTimeout(),
-                        "channel_buffer_size", co.channelBufferSize(),
-                        "fetch_max_bytes", co.fetchMaxBytes(),
-                        "fetch_max_wait", co.fetchMaxWait(),
-                        "long_polling_timeout", co.longPollingTimeout(),
-                        "max_pending_messages", co.maxPendingMessages(),
-                        "max_retries", co.maxRetries(),
-                        "offsets_commit_interval", co.offsetsCommitInterval(),
-                        "rebalance_delay", co.rebalanceDelay(),
-                        "retry_backoff", co.retryBackoff(),
-                        "subscription_timeout", co.subscriptionTimeout(),
-                        "shutdown_timeout", co.shutdownTimeout(),
-                        "session_timeout", co.sessionTimeout(),
-                        "membership", co.membership()));
+                "consumer", co.settings().byName());
     }
 
     /** An ordered map from alternating keys and values. */

@@ -66,21 +66,12 @@ final class Validation {
         check(out, !prod.timeout().isNegative(), "producer.timeout must be >= 0");
 
         ConsumerConfig cons = p.consumer();
-        check(out, positive(cons.ackTimeout()), "consumer.ack_timeout must be > 0");
-        check(out, cons.channelBufferSize() > 0, "consumer.channel_buffer_size must be > 0");
-        check(out, cons.fetchMaxBytes() > 0, "consumer.fetch_bytes must be > 0"); // sic: the key is fetch_max_bytes
-        check(out, positive(cons.longPollingTimeout()), "consumer.long_polling_timeout must be > 0");
-        check(out, cons.maxPendingMessages() > 0, "consumer.max_pending_messages must be > 0");
-        check(out, cons.maxRetries() >= -1, "consumer.max_retries must be >= -1");
-        check(out, positive(cons.offsetsCommitInterval()), "consumer.offsets_commit_interval must be > 0");
-        check(out, positive(cons.subscriptionTimeout()), "consumer.subscription_timeout must be > 0");
-        check(out, positive(cons.retryBackoff()), "consumer.retry_backoff must be > 0");
-        check(out, !cons.shutdownTimeout().isNegative(), "consumer.shutdown_timeout must be >= 0");
-        // At least twice the stop PauseWatch notices (1 s), so that no stop the member survives unnoticed can cost it
-        // the group.
-        check(out, cons.sessionTimeout().compareTo(Duration.ofSeconds(2)) >= 0
-                   && cons.sessionTimeout().compareTo(Duration.ofMinutes(30)) <= 0,
-                "consumer.session_timeout must be between 2s and 30m");
+        // the original's order of its checks, each key's bound defined with the key
+        bounds(out, cons.settings(), ConsumerConfig.ACK_TIMEOUT, ConsumerConfig.CHANNEL_BUFFER_SIZE,
+                ConsumerConfig.FETCH_MAX_BYTES, ConsumerConfig.LONG_POLLING_TIMEOUT,
+                ConsumerConfig.MAX_PENDING_MESSAGES, ConsumerConfig.MAX_RETRIES, ConsumerConfig.OFFSETS_COMMIT_INTERVAL,
+                ConsumerConfig.SUBSCRIPTION_TIMEOUT, ConsumerConfig.RETRY_BACKOFF, ConsumerConfig.SHUTDOWN_TIMEOUT,
+                ConsumerConfig.SESSION_TIMEOUT);
 
         // The original failed on these only when creating its Kafka client (sarama's Config.Validate).
         check(out, CLIENT_ID.matcher(p.clientId()).matches(),
@@ -98,12 +89,26 @@ final class Validation {
         check(out, SaslConfig.MECHANISMS.contains(sasl.mechanism()),
                 "net.sasl.mechanism must be one of " + String.join(", ", SaslConfig.MECHANISMS) + ", got \""
                 + sasl.mechanism() + "\"");
-        check(out, cons.fetchMaxWait().compareTo(Duration.ofMillis(1)) >= 0, "consumer.fetch_max_wait must be >= 1ms");
+        bounds(out, cons.settings(), ConsumerConfig.FETCH_MAX_WAIT);
 
         check(out, positive(p.zooKeeper().sessionTimeout()), "zoo_keeper.session_timeout must be > 0");
         check(out, cons.membership() != ConsumerConfig.Membership.ZOOKEEPER || !p.zooKeeper().seedPeers().isEmpty(),
                 "zoo_keeper.seed_peers must not be empty when consumer.membership is zookeeper");
         return out;
+    }
+
+    /** The bound violations of these keys, in this order. */
+    private static void bounds(List<String> out, Settings values, ConfigKey<?>... keys) {
+        for (ConfigKey<?> key : keys) {
+            String problem = violation(values, key);
+            if (problem != null) {
+                out.add(problem);
+            }
+        }
+    }
+
+    private static <T> String violation(Settings values, ConfigKey<T> key) {
+        return key.violation(values.get(key));
     }
 
     private static boolean positive(Duration d) {

@@ -235,10 +235,7 @@ class ConfigLoaderTest {
 
         ProxyConfig d = ProxyConfig.defaults("foo");
         ProxyConfig expected = d.withKafka(d.kafka().withSeedPeers(List.of("192.168.19.2:9092", "192.168.19.3:9092")))
-                .withConsumer(new ConsumerConfig(false, Duration.ofMinutes(5), 64, 1_048_576, Duration.ofMillis(250),
-                        Duration.ofSeconds(5), 300, -1, Duration.ofMillis(500), Duration.ZERO, Duration.ofMillis(500),
-                        Duration.ofSeconds(15), Duration.ofSeconds(15), Duration.ofSeconds(10),
-                        ConsumerConfig.Membership.KAFKA));
+                .withConsumer(ConsumerConfig.DEFAULT.with(ConsumerConfig.LONG_POLLING_TIMEOUT, Duration.ofSeconds(5)));
         assertEquals(new PixyConfig("0.0.0.0:19091", "0.0.0.0:19092", "", "bar", Map.of("bar", expected),
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT)), c);
     }
@@ -322,10 +319,21 @@ class ConfigLoaderTest {
                                         Duration.ofMillis(5), 7, ProducerConfig.RequiredAcks.WAIT_FOR_LOCAL,
                                         Duration.ofSeconds(8), ProducerConfig.Partitioner.ROUNDROBIN,
                                         Duration.ofSeconds(9)),
-                                new ConsumerConfig(true, Duration.ofSeconds(10), 11, 12, Duration.ofMillis(13),
-                                        Duration.ofSeconds(14), 15, 0, Duration.ofMillis(16), Duration.ofMillis(17),
-                                        Duration.ofMillis(18), Duration.ofSeconds(19), Duration.ofSeconds(20),
-                                        Duration.ofSeconds(21), ConsumerConfig.Membership.ZOOKEEPER))),
+                                ConsumerConfig.DEFAULT.with(ConsumerConfig.DISABLED, true)
+                                        .with(ConsumerConfig.ACK_TIMEOUT, Duration.ofSeconds(10))
+                                        .with(ConsumerConfig.CHANNEL_BUFFER_SIZE, 11)
+                                        .with(ConsumerConfig.FETCH_MAX_BYTES, 12)
+                                        .with(ConsumerConfig.FETCH_MAX_WAIT, Duration.ofMillis(13))
+                                        .with(ConsumerConfig.LONG_POLLING_TIMEOUT, Duration.ofSeconds(14))
+                                        .with(ConsumerConfig.MAX_PENDING_MESSAGES, 15)
+                                        .with(ConsumerConfig.MAX_RETRIES, 0)
+                                        .with(ConsumerConfig.OFFSETS_COMMIT_INTERVAL, Duration.ofMillis(16))
+                                        .with(ConsumerConfig.REBALANCE_DELAY, Duration.ofMillis(17))
+                                        .with(ConsumerConfig.RETRY_BACKOFF, Duration.ofMillis(18))
+                                        .with(ConsumerConfig.SUBSCRIPTION_TIMEOUT, Duration.ofSeconds(19))
+                                        .with(ConsumerConfig.SHUTDOWN_TIMEOUT, Duration.ofSeconds(20))
+                                        .with(ConsumerConfig.SESSION_TIMEOUT, Duration.ofSeconds(21))
+                                        .with(ConsumerConfig.MEMBERSHIP, ConsumerConfig.Membership.ZOOKEEPER))),
                 new ServerTlsConfig("/usr/local/etc/server.crt", "/usr/local/etc/server.key"),
                 List.of(new LoggingConfig("json", "debug", Map.of()),
                         new LoggingConfig("syslog", "warning", Map.of("tag", "pixy", "port", "514")))), c);

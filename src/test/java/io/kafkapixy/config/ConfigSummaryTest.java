@@ -155,9 +155,13 @@ class ConfigSummaryTest {
                         "named"), // not a key: whether seed_peers was given
                 () -> assertRendersEveryField(ProducerConfig.class, (Map<String, Object>) proxy.get("producer"),
                         "flushFrequencyExplicit"), // not a key: whether flush_frequency was written in the file
-                () -> assertRendersEveryField(ConsumerConfig.class, (Map<String, Object>) proxy.get("consumer")),
+                () -> assertRendersEveryKey(ConsumerConfig.KEYS, (Map<String, Object>) proxy.get("consumer")),
                 () -> assertRendersEveryField(ServerTlsConfig.class, (Map<String, Object>) root.get("tls")),
                 () -> assertRendersEveryField(LoggingConfig.class, logging));
+    }
+
+    private static void assertRendersEveryKey(List<ConfigKey<?>> keys, Map<String, Object> section) {
+        assertEquals(keys.stream().map(ConfigKey::name).toList(), List.copyOf(section.keySet()));
     }
 
     private static void assertRendersEveryField(Class<? extends Record> type, Map<String, Object> section,

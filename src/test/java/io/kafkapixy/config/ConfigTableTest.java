@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ConfigTableTest {
 
     /** The sections whose keys are defined in key tables. */
-    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(LimitsConfig.KEYS);
+    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(ConsumerConfig.KEYS, LimitsConfig.KEYS);
 
     @Test
     void theReadmesRowsAreTheKeyTables() throws IOException {

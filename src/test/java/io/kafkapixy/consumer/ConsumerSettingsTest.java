@@ -26,10 +26,7 @@ class ConsumerSettingsTest {
     @Test
     void theSessionTimeoutIsConfigurableAndTheHeartbeatFollowsIt() {
         ConsumerConfig d = new ConsumerSettingsBuilder().build();
-        ConsumerConfig c = new ConsumerConfig(d.disabled(), d.ackTimeout(), d.channelBufferSize(), d.fetchMaxBytes(),
-                d.fetchMaxWait(), d.longPollingTimeout(), d.maxPendingMessages(), d.maxRetries(),
-                d.offsetsCommitInterval(), d.rebalanceDelay(), d.retryBackoff(), d.subscriptionTimeout(),
-                d.shutdownTimeout(), Duration.ofSeconds(6), d.membership());
+        ConsumerConfig c = d.with(ConsumerConfig.SESSION_TIMEOUT, Duration.ofSeconds(6));
 
         Map<String, Object> s = ConsumerSettings.of(c, "g");
 

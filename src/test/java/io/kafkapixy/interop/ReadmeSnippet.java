@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Code from the README, run as a newcomer copies it, so the README cannot drift from what works. */
+/** Code from the README and the docs, run as a newcomer copies it, so the documents cannot drift from what works. */
 final class ReadmeSnippet {
 
     private ReadmeSnippet() {
@@ -26,21 +26,21 @@ final class ReadmeSnippet {
         }
     }
 
-    /** The README's {@code ```java} block of the streaming service: {@code StreamClient.java}. */
+    /** The {@code ```java} block of the streaming service, in {@code docs/streaming.md}: {@code StreamClient.java}. */
     static String javaStreams() {
-        return block("java", 0);
+        return block(Path.of("docs/streaming.md"), "java", 0);
     }
 
     /** The {@code index}-th {@code ```python} block of the README. */
     private static String pythonBlock(int index) {
-        return block("python", index);
+        return block(Path.of("README.md"), "python", index);
     }
 
-    /** The {@code index}-th block of {@code language} in the README. */
-    private static String block(String language, int index) {
+    /** The {@code index}-th block of {@code language} in a Markdown document. */
+    private static String block(Path document, String language, int index) {
         String readme;
         try {
-            readme = Files.readString(Path.of("README.md"));
+            readme = Files.readString(document);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -49,7 +49,7 @@ final class ReadmeSnippet {
         for (int i = 0; i <= index; i++) {
             start = readme.indexOf(fence, start + 1);
             if (start < 0) {
-                throw new AssertionError("the README has no ```" + language + " block number " + (index + 1));
+                throw new AssertionError(document + " has no ```" + language + " block number " + (index + 1));
             }
         }
         start += fence.length();

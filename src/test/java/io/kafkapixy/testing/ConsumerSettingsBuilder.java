@@ -77,8 +77,18 @@ public final class ConsumerSettingsBuilder {
 
     public ConsumerConfig build() {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
-        return new ConsumerConfig(disabled, ackTimeout, channelBufferSize, d.fetchMaxBytes(), Duration.ofMillis(100),
-                longPollingTimeout, maxPendingMessages, maxRetries, offsetsCommitInterval, d.rebalanceDelay(),
-                retryBackoff, subscriptionTimeout, shutdownTimeout, sessionTimeout, membership);
+        return d.with(ConsumerConfig.DISABLED, disabled)
+                .with(ConsumerConfig.ACK_TIMEOUT, ackTimeout)
+                .with(ConsumerConfig.CHANNEL_BUFFER_SIZE, channelBufferSize)
+                .with(ConsumerConfig.FETCH_MAX_WAIT, Duration.ofMillis(100))
+                .with(ConsumerConfig.LONG_POLLING_TIMEOUT, longPollingTimeout)
+                .with(ConsumerConfig.MAX_PENDING_MESSAGES, maxPendingMessages)
+                .with(ConsumerConfig.MAX_RETRIES, maxRetries)
+                .with(ConsumerConfig.OFFSETS_COMMIT_INTERVAL, offsetsCommitInterval)
+                .with(ConsumerConfig.RETRY_BACKOFF, retryBackoff)
+                .with(ConsumerConfig.SUBSCRIPTION_TIMEOUT, subscriptionTimeout)
+                .with(ConsumerConfig.SHUTDOWN_TIMEOUT, shutdownTimeout)
+                .with(ConsumerConfig.SESSION_TIMEOUT, sessionTimeout)
+                .with(ConsumerConfig.MEMBERSHIP, membership);
     }
 }
