@@ -1,7 +1,11 @@
 package io.kafkapixy.config;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -61,10 +65,19 @@ public record ConfigKey<T>(String path, Type<T> type, T dflt, Bound<T> bound, St
          * section that reads it reports the error in the original's words).
          */
         static <E extends Enum<E>> Type<E> choice(Class<E> type) {
-            return new Type<>((section, key, dflt) -> section.text(key)
-                    .flatMap(v -> java.util.Arrays.stream(type.getEnumConstants())
-                            .filter(e -> e.name().toLowerCase(java.util.Locale.ROOT).equals(v)).findFirst())
-                    .orElse(dflt), e -> e.name().toLowerCase(java.util.Locale.ROOT));
+            return choice(type, (section, text) -> { });
+        }
+
+        /** The same, a value that is none of them reported by {@code onBad} as it is read. */
+        static <E extends Enum<E>> Type<E> choice(Class<E> type, BiConsumer<YamlSection, String> onBad) {
+            return new Type<>((section, key, dflt) -> section.text(key).map(v -> {
+                Optional<E> match = Arrays.stream(type.getEnumConstants())
+                        .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(v)).findFirst();
+                if (match.isEmpty()) {
+                    onBad.accept(section, v);
+                }
+                return match.orElse(dflt);
+            }).orElse(dflt), e -> e.name().toLowerCase(Locale.ROOT));
         }
     }
 

@@ -254,29 +254,9 @@ public final class ConfigLoader {
 
         YamlSection p = s.section("producer");
         ProducerConfig pd = d.producer();
-        ProducerConfig producer = new ProducerConfig(
-                p.integer("channel_buffer_size", pd.channelBufferSize()),
-                p.integer("max_message_bytes", pd.maxMessageBytes()),
-                p.text("compression")
-                        .map(v -> choice(ProducerConfig.Compression.class, v, pd.compression(),
-                                () -> p.error("bad compression, " + v)))
-                        .orElse(pd.compression()),
-                p.integer("flush_bytes", pd.flushBytes()),
-                p.duration("flush_frequency", pd.flushFrequency()),
-                p.has("flush_frequency") || pd.flushFrequencyExplicit(),
-                p.duration("retry_backoff", pd.retryBackoff()),
-                p.integer("retry_max", pd.retryMax()),
-                p.text("required_acks")
-                        .map(v -> choice(ProducerConfig.RequiredAcks.class, v, pd.requiredAcks(),
-                                () -> p.error("bad compression, " + v))) // sic, the original's text
-                        .orElse(pd.requiredAcks()),
-                p.duration("shutdown_timeout", pd.shutdownTimeout()),
-                p.text("partitioner")
-                        .map(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
-                                () -> problems.add("producer.partitioner is invalid: "
-                                                   + GoStrings.quote("bad partitioner: " + v))))
-                        .orElse(pd.partitioner()),
-                p.duration("timeout", pd.timeout()));
+        ProducerConfig producer = pd.read(p);
+        p.text("partitioner").ifPresent(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
+                () -> problems.add("producer.partitioner is invalid: " + GoStrings.quote("bad partitioner: " + v))));
 
         YamlSection c = s.section("consumer");
         ConsumerConfig cd = d.consumer();

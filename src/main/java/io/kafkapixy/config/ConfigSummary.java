@@ -107,18 +107,7 @@ public final class ConfigSummary {
                                 "password", s.password(),
                                 "mechanism", s.mechanism())),
                 "zoo_keeper", zooKeeper(z, co.membership()),
-                "producer", map(
-                        "channel_buffer_size", pr.channelBufferSize(),
-                        "max_message_bytes", pr.maxMessageBytes(),
-                        "compression", pr.compression(),
-                        "flush_bytes", pr.flushBytes(),
-                        "flush_frequency", pr.flushFrequency(),
-                        "retry_backoff", pr.retryBackoff(),
-                        "retry_max", pr.retryMax(),
-                        "required_acks", pr.requiredAcks(),
-                        "shutdown_timeout", pr.shutdownTimeout(),
-                        "partitioner", pr.partitioner(),
-                        "timeout", pr.timeout()),
+                "producer", pr.settings().byName(),
                 "consumer", co.settings().byName());
     }
 

@@ -57,13 +57,9 @@ final class Validation {
     static List<String> problems(ProxyConfig p) {
         List<String> out = new ArrayList<>();
         ProducerConfig prod = p.producer();
-        check(out, prod.channelBufferSize() > 0, "producer.channel_buffer_size must be > 0");
-        check(out, prod.flushBytes() >= 0, "producer.flush_bytes must be >= 0");
-        check(out, !prod.flushFrequency().isNegative(), "producer.flush_frequency must be >= 0");
-        check(out, positive(prod.retryBackoff()), "producer.retry_backoff must be > 0");
-        check(out, prod.retryMax() > 0, "producer.retry_max must be > 0");
-        check(out, !prod.shutdownTimeout().isNegative(), "producer.shutdown_timeout must be >= 0");
-        check(out, !prod.timeout().isNegative(), "producer.timeout must be >= 0");
+        bounds(out, prod.settings(), ProducerConfig.CHANNEL_BUFFER_SIZE, ProducerConfig.FLUSH_BYTES,
+                ProducerConfig.FLUSH_FREQUENCY, ProducerConfig.RETRY_BACKOFF, ProducerConfig.RETRY_MAX,
+                ProducerConfig.SHUTDOWN_TIMEOUT, ProducerConfig.TIMEOUT);
 
         ConsumerConfig cons = p.consumer();
         // the original's order of its checks, each key's bound defined with the key
@@ -77,7 +73,7 @@ final class Validation {
         check(out, CLIENT_ID.matcher(p.clientId()).matches(),
                 "client_id must match ^[a-zA-Z0-9._-]+$, got \"" + p.clientId() + "\"");
         check(out, !p.kafka().seedPeers().isEmpty(), "kafka.seed_peers must not be empty");
-        check(out, prod.maxMessageBytes() > 0, "producer.max_message_bytes must be > 0");
+        bounds(out, prod.settings(), ProducerConfig.MAX_MESSAGE_BYTES);
         check(out, positive(p.net().dialTimeout()), "net.dial_timeout must be > 0");
         check(out, positive(p.net().readTimeout()), "net.read_timeout must be > 0");
         check(out, positive(p.net().writeTimeout()), "net.write_timeout must be > 0");

@@ -315,10 +315,17 @@ class ConfigLoaderTest {
                                 new NetConfig(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
                                         new SaslConfig(true, true, "u", "p")),
                                 new ZooKeeperConfig(List.of("z1:2181"), "/kafka", Duration.ofSeconds(20)),
-                                new ProducerConfig(1, 2, ProducerConfig.Compression.LZ4, 3, Duration.ofMillis(4), true,
-                                        Duration.ofMillis(5), 7, ProducerConfig.RequiredAcks.WAIT_FOR_LOCAL,
-                                        Duration.ofSeconds(8), ProducerConfig.Partitioner.ROUNDROBIN,
-                                        Duration.ofSeconds(9)),
+                                ProducerConfig.DEFAULT.with(ProducerConfig.CHANNEL_BUFFER_SIZE, 1)
+                                        .with(ProducerConfig.MAX_MESSAGE_BYTES, 2)
+                                        .with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.LZ4)
+                                        .with(ProducerConfig.FLUSH_BYTES, 3)
+                                        .with(ProducerConfig.FLUSH_FREQUENCY, Duration.ofMillis(4))
+                                        .with(ProducerConfig.RETRY_BACKOFF, Duration.ofMillis(5))
+                                        .with(ProducerConfig.RETRY_MAX, 7)
+                                        .with(ProducerConfig.REQUIRED_ACKS, ProducerConfig.RequiredAcks.WAIT_FOR_LOCAL)
+                                        .with(ProducerConfig.SHUTDOWN_TIMEOUT, Duration.ofSeconds(8))
+                                        .with(ProducerConfig.PARTITIONER, ProducerConfig.Partitioner.ROUNDROBIN)
+                                        .with(ProducerConfig.TIMEOUT, Duration.ofSeconds(9)),
                                 ConsumerConfig.DEFAULT.with(ConsumerConfig.DISABLED, true)
                                         .with(ConsumerConfig.ACK_TIMEOUT, Duration.ofSeconds(10))
                                         .with(ConsumerConfig.CHANNEL_BUFFER_SIZE, 11)

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ConfigTableTest {
 
     /** The sections whose keys are defined in key tables. */
-    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(ConsumerConfig.KEYS, LimitsConfig.KEYS);
+    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(ProducerConfig.KEYS, ConsumerConfig.KEYS,
+            LimitsConfig.KEYS);
 
     @Test
     void theReadmesRowsAreTheKeyTables() throws IOException {

@@ -79,9 +79,7 @@ class GracefulShutdownTest {
         ProxyConfig proxy = RunningPixy.proxy(kafka.bootstrap());
         ProducerConfig p = proxy.producer();
         // Batches wait up to a second, so the stop finds messages still in the producer's buffer.
-        proxy = proxy.withProducer(new ProducerConfig(p.channelBufferSize(), p.maxMessageBytes(), p.compression(),
-                p.flushBytes(), Duration.ofSeconds(1), true, p.retryBackoff(), p.retryMax(), p.requiredAcks(),
-                p.shutdownTimeout(), p.partitioner(), p.timeout()));
+        proxy = proxy.withProducer(p.with(ProducerConfig.FLUSH_FREQUENCY, Duration.ofSeconds(1)));
         PixyConfig base = RunningPixy.config(kafka.bootstrap());
         RunningPixy pixy = RunningPixy.start(new PixyConfig(base.grpcAddr(), base.tcpAddr(), "", "default",
                 Map.of("default", proxy), base.tls(), base.logging()));

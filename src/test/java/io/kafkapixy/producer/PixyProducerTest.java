@@ -78,10 +78,10 @@ class PixyProducerTest {
                 return topic.equals("known");
             }
         };
-        ProducerConfig small = new ProducerConfig(4096, 10, ProducerConfig.Compression.NONE, 0,
-                ProducerConfig.DEFAULT.flushFrequency(), false, ProducerConfig.DEFAULT.retryBackoff(), 1,
-                ProducerConfig.RequiredAcks.WAIT_FOR_ALL, ProducerConfig.DEFAULT.shutdownTimeout(),
-                ProducerConfig.Partitioner.HASH, ProducerConfig.DEFAULT.timeout());
+        ProducerConfig small = ProducerConfig.DEFAULT.with(ProducerConfig.MAX_MESSAGE_BYTES, 10)
+                .with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.NONE)
+                .with(ProducerConfig.FLUSH_BYTES, 0)
+                .with(ProducerConfig.RETRY_MAX, 1);
         PixyProducer producer = new PixyProducer(mock, onlyKnown, small, recording);
         ProduceRequest tooLarge = new ProduceRequest("known", MessageKey.ABSENT, new byte[11], List.of());
 
@@ -113,10 +113,10 @@ class PixyProducerTest {
 
     @Test
     void aMessageOverMaxMessageBytesIsRefusedAndNothingIsSent() {
-        ProducerConfig small = new ProducerConfig(4096, 10, ProducerConfig.Compression.NONE, 0,
-                ProducerConfig.DEFAULT.flushFrequency(), false, ProducerConfig.DEFAULT.retryBackoff(), 1,
-                ProducerConfig.RequiredAcks.WAIT_FOR_ALL, ProducerConfig.DEFAULT.shutdownTimeout(),
-                ProducerConfig.Partitioner.HASH, ProducerConfig.DEFAULT.timeout());
+        ProducerConfig small = ProducerConfig.DEFAULT.with(ProducerConfig.MAX_MESSAGE_BYTES, 10)
+                .with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.NONE)
+                .with(ProducerConfig.FLUSH_BYTES, 0)
+                .with(ProducerConfig.RETRY_MAX, 1);
         PixyProducer producer = new PixyProducer(mock, fourPartitions, small, ProducerMetrics.NONE);
 
         PixyException sync = assertThrows(PixyException.class, () -> producer.produceSync(

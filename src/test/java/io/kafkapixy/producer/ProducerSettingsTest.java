@@ -31,9 +31,13 @@ class ProducerSettingsTest {
 
     @Test
     void aFlushFrequencyWrittenInTheConfigFileIsHonouredAsLinger() {
-        ProducerConfig p = new ProducerConfig(4096, 1_000_000, ProducerConfig.Compression.LZ4, 0,
-                Duration.ofMillis(250), true, Duration.ofMillis(50), 3, ProducerConfig.RequiredAcks.WAIT_FOR_LOCAL,
-                Duration.ofSeconds(30), ProducerConfig.Partitioner.HASH, Duration.ZERO);
+        ProducerConfig p = ProducerConfig.DEFAULT.with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.LZ4)
+                .with(ProducerConfig.FLUSH_BYTES, 0)
+                .with(ProducerConfig.FLUSH_FREQUENCY, Duration.ofMillis(250))
+                .with(ProducerConfig.RETRY_BACKOFF, Duration.ofMillis(50))
+                .with(ProducerConfig.RETRY_MAX, 3)
+                .with(ProducerConfig.REQUIRED_ACKS, ProducerConfig.RequiredAcks.WAIT_FOR_LOCAL)
+                .with(ProducerConfig.TIMEOUT, Duration.ZERO);
 
         Map<String, Object> s = ProducerSettings.of(p, NetConfig.DEFAULT);
 
@@ -49,9 +53,8 @@ class ProducerSettingsTest {
 
     @Test
     void noResponseMeansAcksZero() {
-        ProducerConfig p = new ProducerConfig(4096, 1_000_000, ProducerConfig.Compression.NONE, 1_048_576,
-                Duration.ofMillis(500), false, Duration.ofSeconds(10), 6, ProducerConfig.RequiredAcks.NO_RESPONSE,
-                Duration.ofSeconds(30), ProducerConfig.Partitioner.HASH, Duration.ofSeconds(10));
+        ProducerConfig p = ProducerConfig.DEFAULT.with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.NONE)
+                .with(ProducerConfig.REQUIRED_ACKS, ProducerConfig.RequiredAcks.NO_RESPONSE);
 
         Map<String, Object> s = ProducerSettings.of(p, NetConfig.DEFAULT);
 
