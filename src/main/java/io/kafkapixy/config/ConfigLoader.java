@@ -106,14 +106,9 @@ public final class ConfigLoader {
         }
 
         YamlSection tlsSection = root.section("tls");
-        ServerTlsConfig tls = new ServerTlsConfig(
-                tlsSection.string("certificate_path", ServerTlsConfig.NONE.certificatePath()),
-                tlsSection.string("key_path", ServerTlsConfig.NONE.keyPath()),
-                tlsSection.string("client_ca_path", ServerTlsConfig.NONE.clientCaPath()));
+        ServerTlsConfig tls = ServerTlsConfig.NONE.read(tlsSection);
         YamlSection authSection = root.section("auth");
-        AuthConfig auth = new AuthConfig(
-                authSection.string("bearer_tokens_file", AuthConfig.NONE.bearerTokensFile()),
-                authSection.string("bearer_tokens_env", AuthConfig.NONE.bearerTokensEnv()));
+        AuthConfig auth = AuthConfig.NONE.read(authSection);
         YamlSection limitsSection = root.section("limits");
         LimitsConfig limits = LimitsConfig.DEFAULT.read(limitsSection);
 

@@ -67,14 +67,12 @@ public final class ConfigSummary {
         Map<String, Object> proxies = new LinkedHashMap<>();
         c.proxies().forEach((name, p) -> proxies.put(name, proxy(p)));
         root.put("proxies", proxies);
-        root.put("tls", map("certificate_path", c.tls().certificatePath(), "key_path", c.tls().keyPath(),
-                "client_ca_path", c.tls().clientCaPath()));
+        root.put("tls", c.tls().settings().byName());
         root.put("logging", c.logging().stream()
                 .map(l -> map("name", l.name(), "severity", l.severity(), "params", new TreeMap<>(l.params())))
                 .toList());
         root.put("access_log", c.accessLog());
-        root.put("auth", map("bearer_tokens_file", c.auth().bearerTokensFile(),
-                "bearer_tokens_env", c.auth().bearerTokensEnv()));
+        root.put("auth", c.auth().settings().byName());
         root.put("limits", c.limits().settings().byName());
         return root;
     }

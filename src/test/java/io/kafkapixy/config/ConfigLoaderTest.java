@@ -341,7 +341,8 @@ class ConfigLoaderTest {
                                         .with(ConsumerConfig.SHUTDOWN_TIMEOUT, Duration.ofSeconds(20))
                                         .with(ConsumerConfig.SESSION_TIMEOUT, Duration.ofSeconds(21))
                                         .with(ConsumerConfig.MEMBERSHIP, ConsumerConfig.Membership.ZOOKEEPER))),
-                new ServerTlsConfig("/usr/local/etc/server.crt", "/usr/local/etc/server.key"),
+                ServerTlsConfig.NONE.with(ServerTlsConfig.CERTIFICATE_PATH, "/usr/local/etc/server.crt")
+                        .with(ServerTlsConfig.KEY_PATH, "/usr/local/etc/server.key"),
                 List.of(new LoggingConfig("json", "debug", Map.of()),
                         new LoggingConfig("syslog", "warning", Map.of("tag", "pixy", "port", "514")))), c);
         assertEquals(List.of("a", "b"), List.copyOf(c.proxies().keySet()));

@@ -155,7 +155,7 @@ class ConfigSummaryTest {
                         "named"), // not a key: whether seed_peers was given
                 () -> assertRendersEveryKey(ProducerConfig.KEYS, (Map<String, Object>) proxy.get("producer")),
                 () -> assertRendersEveryKey(ConsumerConfig.KEYS, (Map<String, Object>) proxy.get("consumer")),
-                () -> assertRendersEveryField(ServerTlsConfig.class, (Map<String, Object>) root.get("tls")),
+                () -> assertRendersEveryKey(ServerTlsConfig.KEYS, (Map<String, Object>) root.get("tls")),
                 () -> assertRendersEveryField(LoggingConfig.class, logging));
     }
 

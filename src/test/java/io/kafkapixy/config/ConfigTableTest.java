@@ -18,7 +18,7 @@ class ConfigTableTest {
 
     /** The sections whose keys are defined in key tables. */
     private static final List<List<ConfigKey<?>>> SECTIONS = List.of(ProducerConfig.KEYS, ConsumerConfig.KEYS,
-            LimitsConfig.KEYS);
+            ServerTlsConfig.KEYS, AuthConfig.KEYS, LimitsConfig.KEYS);
 
     @Test
     void theReadmesRowsAreTheKeyTables() throws IOException {
@@ -47,7 +47,10 @@ class ConfigTableTest {
         return key.violation(key.dflt());
     }
 
+    /** {@code | `path` [/ `-flag`] | `default` or none | meaning |}. */
     private static <T> String row(ConfigKey<T> key) {
-        return "| `" + key.path() + "` | `" + key.type().show().apply(key.dflt()) + "` | " + key.meaning() + " |";
+        String dflt = key.type().show().apply(key.dflt());
+        return "| `" + key.path() + "`" + (key.flag().isEmpty() ? "" : " / `" + key.flag() + "`") + " | "
+               + (dflt.isEmpty() ? "none" : "`" + dflt + "`") + " | " + key.meaning() + " |";
     }
 }

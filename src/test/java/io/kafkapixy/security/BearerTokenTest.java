@@ -50,7 +50,7 @@ class BearerTokenTest {
         Path tokens = dir.resolve("tokens");
         Files.writeString(tokens, "# service tokens\nfirst-token\n\n  second-token  \n");
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap())
-                .withAuth(new AuthConfig(tokens.toString(), "")));
+                .withAuth(AuthConfig.NONE.with(AuthConfig.BEARER_TOKENS_FILE, tokens.toString())));
     }
 
     @AfterAll

@@ -105,7 +105,7 @@ class PemFilesTest {
         assertEquals("invalid config parameter: invalid config, cluster=default: invalid tls configuration: "
                      + "\"kafka.ca_cert_file: open " + missing + ": no such file or directory\"", e.getMessage());
         var tokens = config.withProxies(java.util.Map.of("default", p))
-                .withAuth(new io.kafkapixy.config.AuthConfig(missing, ""));
+                .withAuth(io.kafkapixy.config.AuthConfig.NONE.with(io.kafkapixy.config.AuthConfig.BEARER_TOKENS_FILE, missing));
         assertEquals("invalid config parameter: auth.bearer_tokens_file: cannot read " + missing
                      + ": NoSuchFileException",
                 assertThrows(io.kafkapixy.config.ConfigException.class,

@@ -67,10 +67,12 @@ class ServerTlsTest {
         // the server key as `openssl genrsa` writes it: PKCS#1, used as is
         Issued server = certs.server(ca, "server", KeyFormat.PKCS1_RSA);
         PixyConfig base = RunningPixy.config(kafka.bootstrap());
-        tlsOnly = RunningPixy.start(base.withTls(new ServerTlsConfig(server.certFile().toString(),
-                server.keyFile().toString())));
-        mutual = RunningPixy.start(base.withTls(new ServerTlsConfig(server.certFile().toString(),
-                server.keyFile().toString(), ca.certFile().toString())));
+        ServerTlsConfig serverTls = ServerTlsConfig.NONE
+                .with(ServerTlsConfig.CERTIFICATE_PATH, server.certFile().toString())
+                .with(ServerTlsConfig.KEY_PATH, server.keyFile().toString());
+        tlsOnly = RunningPixy.start(base.withTls(serverTls));
+        mutual = RunningPixy.start(base.withTls(serverTls.with(ServerTlsConfig.CLIENT_CA_PATH,
+                ca.certFile().toString())));
     }
 
     @AfterAll
