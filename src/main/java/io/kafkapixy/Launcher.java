@@ -14,6 +14,7 @@ import io.kafkapixy.config.ClientIds;
 import io.kafkapixy.config.CommandLine;
 import io.kafkapixy.config.ConfigException;
 import io.kafkapixy.config.ConfigSummary;
+import io.kafkapixy.config.KafkaConfig;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.embedded.EmbeddedKafka;
@@ -123,7 +124,7 @@ final class Launcher {
     static PixyConfig withDefaultClusterAt(PixyConfig config, String bootstrap) {
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>(config.proxies());
         ProxyConfig p = proxies.get(config.defaultCluster());
-        proxies.put(config.defaultCluster(), p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap))));
+        proxies.put(config.defaultCluster(), p.withKafka(p.kafka().with(KafkaConfig.SEED_PEERS, List.of(bootstrap))));
         return config.withProxies(proxies);
     }
 

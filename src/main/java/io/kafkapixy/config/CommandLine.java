@@ -263,20 +263,17 @@ public final class CommandLine {
         ProxyConfig proxy = proxies.get(config.defaultCluster());
         if (proxy != null) {
             KafkaConfig k = proxy.kafka();
-            k = new KafkaConfig(
-                    kafkaPeers().isEmpty() ? k.seedPeers() : kafkaPeers(),
-                    k.version(),
-                    k.tls() || kafkaTls,
-                    caCertFile().orElse(k.caCertificateFile()),
-                    clientCertFile().orElse(k.clientCertificateFile()),
-                    clientCertKeyFile().orElse(k.clientKeyFile()),
-                    k.insecure() || insecureTls);
+            k = k.with(KafkaConfig.SEED_PEERS, kafkaPeers().isEmpty() ? k.seedPeers() : kafkaPeers())
+                    .with(KafkaConfig.TLS, k.tls() || kafkaTls)
+                    .with(KafkaConfig.CA_CERTIFICATE_FILE, caCertFile().orElse(k.caCertificateFile()))
+                    .with(KafkaConfig.CLIENT_CERTIFICATE_FILE, clientCertFile().orElse(k.clientCertificateFile()))
+                    .with(KafkaConfig.CLIENT_KEY_FILE, clientCertKeyFile().orElse(k.clientKeyFile()))
+                    .with(KafkaConfig.INSECURE, k.insecure() || insecureTls);
             ZooKeeperConfig z = proxy.zooKeeper();
-            z = new ZooKeeperConfig(
-                    zookeeperSeedPeers().isEmpty() ? z.seedPeers() : zookeeperSeedPeers(),
-                    zookeeperChroot().orElse(z.chroot()),
-                    z.sessionTimeout(),
-                    z.named() || !zookeeperSeedPeers().isEmpty());
+            if (!zookeeperSeedPeers().isEmpty()) {
+                z = z.with(ZooKeeperConfig.SEED_PEERS, zookeeperSeedPeers());
+            }
+            z = z.with(ZooKeeperConfig.CHROOT, zookeeperChroot().orElse(z.chroot()));
             proxies.put(config.defaultCluster(), proxy.withKafka(k).withZooKeeper(z));
         }
         return new PixyConfig(

@@ -209,43 +209,9 @@ public final class ConfigLoader {
     private static ProxyConfig proxy(YamlSection s, ProxyConfig d, List<String> problems) {
         String clientId = s.string("client_id", d.clientId());
 
-        YamlSection k = s.section("kafka");
-        KafkaConfig kd = d.kafka();
-        String version = k.text("version").orElse(kd.version());
-        if (!KafkaVersions.isAccepted(version)) {
-            k.error("bad kafka version, " + version);
-        }
-        KafkaConfig kafka = new KafkaConfig(
-                k.strings("seed_peers", kd.seedPeers()),
-                version,
-                k.bool("tls", kd.tls()),
-                k.string("ca_certificate_file", kd.caCertificateFile()),
-                k.string("client_certificate_file", kd.clientCertificateFile()),
-                k.string("client_key_file", kd.clientKeyFile()),
-                k.bool("insecure", kd.insecure()));
-
-        YamlSection n = s.section("net");
-        NetConfig nd = d.net();
-        YamlSection sasl = n.section("sasl");
-        SaslConfig sd = nd.sasl();
-        NetConfig net = new NetConfig(
-                n.duration("dial_timeout", nd.dialTimeout()),
-                n.duration("read_timeout", nd.readTimeout()),
-                n.duration("write_timeout", nd.writeTimeout()),
-                new SaslConfig(
-                        sasl.bool("enable", sd.enable()),
-                        sasl.bool("handshake", sd.handshake()),
-                        sasl.string("user", sd.user()),
-                        sasl.string("password", sd.password()),
-                        sasl.string("mechanism", sd.mechanism()).toUpperCase(java.util.Locale.ROOT)));
-
-        YamlSection z = s.section("zoo_keeper");
-        ZooKeeperConfig zd = d.zooKeeper();
-        ZooKeeperConfig zooKeeper = new ZooKeeperConfig(
-                z.strings("seed_peers", zd.seedPeers()),
-                z.string("chroot", zd.chroot()),
-                z.duration("session_timeout", zd.sessionTimeout()),
-                zd.named() || z.has("seed_peers"));
+        KafkaConfig kafka = d.kafka().read(s.section("kafka"));
+        NetConfig net = d.net().read(s.section("net"));
+        ZooKeeperConfig zooKeeper = d.zooKeeper().read(s.section("zoo_keeper"));
 
         YamlSection p = s.section("producer");
         ProducerConfig pd = d.producer();

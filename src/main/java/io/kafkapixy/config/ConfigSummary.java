@@ -80,30 +80,14 @@ public final class ConfigSummary {
     private static Map<String, Object> proxy(ProxyConfig p) {
         KafkaConfig k = p.kafka();
         NetConfig n = p.net();
-        SaslConfig s = n.sasl();
+        SaslConfig sasl = n.sasl();
         ZooKeeperConfig z = p.zooKeeper();
         ProducerConfig pr = p.producer();
         ConsumerConfig co = p.consumer();
         return map(
                 "client_id", p.clientId(),
-                "kafka", map(
-                        "seed_peers", k.seedPeers(),
-                        "version", k.version(),
-                        "tls", k.tls(),
-                        "ca_certificate_file", k.caCertificateFile(),
-                        "client_certificate_file", k.clientCertificateFile(),
-                        "client_key_file", k.clientKeyFile(),
-                        "insecure", k.insecure()),
-                "net", map(
-                        "dial_timeout", n.dialTimeout(),
-                        "read_timeout", n.readTimeout(),
-                        "write_timeout", n.writeTimeout(),
-                        "sasl", map(
-                                "enable", s.enable(),
-                                "handshake", s.handshake(),
-                                "user", s.user(),
-                                "password", s.password(),
-                                "mechanism", s.mechanism())),
+                "kafka", k.settings().byName(),
+                "net", withSection(n.settings().byName(), "sasl", sasl.settings().byName()),
                 "zoo_keeper", zooKeeper(z, co.membership()),
                 "producer", pr.settings().byName(),
                 "consumer", co.settings().byName());
@@ -116,13 +100,17 @@ public final class ConfigSummary {
      * and leaving it out keeps the summary loading back to the same config.
      */
     private static Map<String, Object> zooKeeper(ZooKeeperConfig z, ConsumerConfig.Membership membership) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        if (z.named() || membership == ConsumerConfig.Membership.ZOOKEEPER) {
-            m.put("seed_peers", z.seedPeers());
+        Map<String, Object> m = z.settings().byName();
+        if (!z.named() && membership != ConsumerConfig.Membership.ZOOKEEPER) {
+            m.remove(ZooKeeperConfig.SEED_PEERS.name());
         }
-        m.put("chroot", z.chroot());
-        m.put("session_timeout", z.sessionTimeout());
         return m;
+    }
+
+    /** {@code section} with {@code key: value} added at its end. */
+    private static Map<String, Object> withSection(Map<String, Object> section, String key, Object value) {
+        section.put(key, value);
+        return section;
     }
 
     private static Map<String, Object> map(Object... keysAndValues) {

@@ -23,6 +23,15 @@ final class KafkaVersions {
     private KafkaVersions() {
     }
 
+    /** {@code kafka.version}: read as text, and one that is not accepted reported as the original reports it. */
+    static final ConfigKey.Type<String> TYPE = new ConfigKey.Type<>((section, key, dflt) -> {
+        String version = section.text(key).orElse(dflt);
+        if (!isAccepted(version)) {
+            section.error("bad kafka version, " + version);
+        }
+        return version;
+    }, v -> v);
+
     static boolean isAccepted(String version) {
         return ORIGINAL.contains(version) || (DOTTED.matcher(version).matches() && isNewerThanOriginal(version));
     }

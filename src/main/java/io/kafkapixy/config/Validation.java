@@ -72,11 +72,9 @@ final class Validation {
         // The original failed on these only when creating its Kafka client (sarama's Config.Validate).
         check(out, CLIENT_ID.matcher(p.clientId()).matches(),
                 "client_id must match ^[a-zA-Z0-9._-]+$, got \"" + p.clientId() + "\"");
-        check(out, !p.kafka().seedPeers().isEmpty(), "kafka.seed_peers must not be empty");
+        bounds(out, p.kafka().settings(), KafkaConfig.SEED_PEERS);
         bounds(out, prod.settings(), ProducerConfig.MAX_MESSAGE_BYTES);
-        check(out, positive(p.net().dialTimeout()), "net.dial_timeout must be > 0");
-        check(out, positive(p.net().readTimeout()), "net.read_timeout must be > 0");
-        check(out, positive(p.net().writeTimeout()), "net.write_timeout must be > 0");
+        bounds(out, p.net().settings(), NetConfig.DIAL_TIMEOUT, NetConfig.READ_TIMEOUT, NetConfig.WRITE_TIMEOUT);
         SaslConfig sasl = p.net().sasl();
         check(out, !sasl.enable() || !sasl.user().isEmpty(),
                 "net.sasl.user must not be empty when net.sasl.enable is true");
@@ -87,7 +85,7 @@ final class Validation {
                 + sasl.mechanism() + "\"");
         bounds(out, cons.settings(), ConsumerConfig.FETCH_MAX_WAIT);
 
-        check(out, positive(p.zooKeeper().sessionTimeout()), "zoo_keeper.session_timeout must be > 0");
+        bounds(out, p.zooKeeper().settings(), ZooKeeperConfig.SESSION_TIMEOUT);
         check(out, cons.membership() != ConsumerConfig.Membership.ZOOKEEPER || !p.zooKeeper().seedPeers().isEmpty(),
                 "zoo_keeper.seed_peers must not be empty when consumer.membership is zookeeper");
         return out;

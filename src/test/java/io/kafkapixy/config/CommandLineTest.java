@@ -116,9 +116,11 @@ class CommandLineTest {
 
         assertEquals(FILE.proxies().get("other"), c.proxies().get("other"));
         KafkaConfig k = c.proxies().get("main").kafka();
-        assertEquals(new KafkaConfig(List.of("k:9092"), "0.10.2.1", true, "ca.pem", "c.crt", "c.key", true), k);
-        assertEquals(new ZooKeeperConfig(List.of("z:2181"), "/new", FILE.defaultProxy().zooKeeper().sessionTimeout()),
-                c.proxies().get("main").zooKeeper());
+        assertEquals(KafkaConfig.DEFAULT.with(KafkaConfig.SEED_PEERS, List.of("k:9092")).with(KafkaConfig.TLS, true)
+                .with(KafkaConfig.CA_CERTIFICATE_FILE, "ca.pem").with(KafkaConfig.CLIENT_CERTIFICATE_FILE, "c.crt")
+                .with(KafkaConfig.CLIENT_KEY_FILE, "c.key").with(KafkaConfig.INSECURE, true), k);
+        assertEquals(FILE.defaultProxy().zooKeeper().with(ZooKeeperConfig.SEED_PEERS, List.of("z:2181"))
+                .with(ZooKeeperConfig.CHROOT, "/new"), c.proxies().get("main").zooKeeper());
         assertEquals(List.of("other", "main"), List.copyOf(c.proxies().keySet()));
         assertEquals("main", c.defaultCluster());
     }

@@ -214,7 +214,7 @@ class ConfigLoaderTest {
         ZooKeeperConfig zd = defaults.defaultProxy().zooKeeper();
         // the example writes the default seed_peers out, so a kafka-mode instance checks that ZooKeeper
         assertEquals(defaults.withProxies(java.util.Map.of("default", defaults.defaultProxy().withZooKeeper(
-                new ZooKeeperConfig(zd.seedPeers(), zd.chroot(), zd.sessionTimeout())))), c);
+                zd.with(ZooKeeperConfig.SEED_PEERS, zd.seedPeers())))), c);
         assertOriginalTopLevelDefaults(c);
         assertOriginalDefaults(c.defaultProxy());
     }
@@ -234,7 +234,7 @@ class ConfigLoaderTest {
                 """);
 
         ProxyConfig d = ProxyConfig.defaults("foo");
-        ProxyConfig expected = d.withKafka(d.kafka().withSeedPeers(List.of("192.168.19.2:9092", "192.168.19.3:9092")))
+        ProxyConfig expected = d.withKafka(d.kafka().with(KafkaConfig.SEED_PEERS, List.of("192.168.19.2:9092", "192.168.19.3:9092")))
                 .withConsumer(ConsumerConfig.DEFAULT.with(ConsumerConfig.LONG_POLLING_TIMEOUT, Duration.ofSeconds(5)));
         assertEquals(new PixyConfig("0.0.0.0:19091", "0.0.0.0:19092", "", "bar", Map.of("bar", expected),
                 ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT)), c);
@@ -310,11 +310,21 @@ class ConfigLoaderTest {
         assertEquals(new PixyConfig("bar.baz:50000", "foo.bar:443", "/var/run/kafka-pixy.sock", "b",
                 Map.of("a", ProxyConfig.defaults(ID),
                         "b", new ProxyConfig("my.id-1",
-                                new KafkaConfig(List.of("k1:9092", "k2:9092"), "2.3.0", true, "ca.crt", "client.crt",
-                                        "client.key", true),
-                                new NetConfig(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
-                                        new SaslConfig(true, true, "u", "p")),
-                                new ZooKeeperConfig(List.of("z1:2181"), "/kafka", Duration.ofSeconds(20)),
+                                KafkaConfig.DEFAULT.with(KafkaConfig.SEED_PEERS, List.of("k1:9092", "k2:9092"))
+                                        .with(KafkaConfig.VERSION, "2.3.0").with(KafkaConfig.TLS, true)
+                                        .with(KafkaConfig.CA_CERTIFICATE_FILE, "ca.crt")
+                                        .with(KafkaConfig.CLIENT_CERTIFICATE_FILE, "client.crt")
+                                        .with(KafkaConfig.CLIENT_KEY_FILE, "client.key")
+                                        .with(KafkaConfig.INSECURE, true),
+                                NetConfig.DEFAULT.with(NetConfig.DIAL_TIMEOUT, Duration.ofSeconds(1))
+                                        .with(NetConfig.READ_TIMEOUT, Duration.ofSeconds(2))
+                                        .with(NetConfig.WRITE_TIMEOUT, Duration.ofSeconds(3))
+                                        .withSasl(SaslConfig.DEFAULT.with(SaslConfig.ENABLE, true)
+                                                .with(SaslConfig.HANDSHAKE, true).with(SaslConfig.USER, "u")
+                                                .with(SaslConfig.PASSWORD, "p")),
+                                ZooKeeperConfig.DEFAULT.with(ZooKeeperConfig.SEED_PEERS, List.of("z1:2181"))
+                                        .with(ZooKeeperConfig.CHROOT, "/kafka")
+                                        .with(ZooKeeperConfig.SESSION_TIMEOUT, Duration.ofSeconds(20)),
                                 ProducerConfig.DEFAULT.with(ProducerConfig.CHANNEL_BUFFER_SIZE, 1)
                                         .with(ProducerConfig.MAX_MESSAGE_BYTES, 2)
                                         .with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.LZ4)

@@ -139,7 +139,7 @@ class ConfigSummaryTest {
         ZooKeeperConfig zd = defaults.defaultProxy().zooKeeper();
         // peers given, so that seed_peers shows
         PixyConfig c = defaults.withProxies(java.util.Map.of("default", defaults.defaultProxy().withZooKeeper(
-                new ZooKeeperConfig(zd.seedPeers(), zd.chroot(), zd.sessionTimeout()))));
+                zd.with(ZooKeeperConfig.SEED_PEERS, zd.seedPeers()))));
         Map<String, Object> root = new Yaml().load(ConfigSummary.render(c));
         Map<String, Object> proxy = (Map<String, Object>) ((Map<String, Object>) root.get("proxies")).get("default");
         Map<String, Object> net = (Map<String, Object>) proxy.get("net");
@@ -148,11 +148,11 @@ class ConfigSummaryTest {
         assertAll(
                 () -> assertRendersEveryField(PixyConfig.class, root),
                 () -> assertRendersEveryField(ProxyConfig.class, proxy),
-                () -> assertRendersEveryField(KafkaConfig.class, (Map<String, Object>) proxy.get("kafka")),
-                () -> assertRendersEveryField(NetConfig.class, net),
-                () -> assertRendersEveryField(SaslConfig.class, (Map<String, Object>) net.get("sasl")),
-                () -> assertRendersEveryField(ZooKeeperConfig.class, (Map<String, Object>) proxy.get("zoo_keeper"),
-                        "named"), // not a key: whether seed_peers was given
+                () -> assertRendersEveryKey(KafkaConfig.KEYS, (Map<String, Object>) proxy.get("kafka")),
+                () -> assertEquals(List.of("dial_timeout", "read_timeout", "write_timeout", "sasl"),
+                        List.copyOf(net.keySet())),
+                () -> assertRendersEveryKey(SaslConfig.KEYS, (Map<String, Object>) net.get("sasl")),
+                () -> assertRendersEveryKey(ZooKeeperConfig.KEYS, (Map<String, Object>) proxy.get("zoo_keeper")),
                 () -> assertRendersEveryKey(ProducerConfig.KEYS, (Map<String, Object>) proxy.get("producer")),
                 () -> assertRendersEveryKey(ConsumerConfig.KEYS, (Map<String, Object>) proxy.get("consumer")),
                 () -> assertRendersEveryKey(ServerTlsConfig.KEYS, (Map<String, Object>) root.get("tls")),

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ConfigTableTest {
 
     /** The sections whose keys are defined in key tables. */
-    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(ProducerConfig.KEYS, ConsumerConfig.KEYS,
-            ServerTlsConfig.KEYS, AuthConfig.KEYS, LimitsConfig.KEYS);
+    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(KafkaConfig.KEYS, NetConfig.KEYS,
+            SaslConfig.KEYS, ZooKeeperConfig.KEYS, ProducerConfig.KEYS, ConsumerConfig.KEYS, ServerTlsConfig.KEYS,
+            AuthConfig.KEYS, LimitsConfig.KEYS);
 
     @Test
     void theReadmesRowsAreTheKeyTables() throws IOException {
@@ -26,7 +27,7 @@ class ConfigTableTest {
         for (List<ConfigKey<?>> keys : SECTIONS) {
             String section = keys.getFirst().path().substring(0, keys.getFirst().path().lastIndexOf('.') + 1);
             List<String> expected = keys.stream().map(ConfigTableTest::row).toList();
-            List<String> actual = readme.stream().filter(l -> l.startsWith("| `" + section)).toList();
+            List<String> actual = readme.stream().filter(l -> section.equals(sectionOf(l))).toList();
 
             assertEquals(String.join("\n", expected), String.join("\n", actual),
                     "the README's rows of " + section + "* (expected: the key table's)");
@@ -45,6 +46,15 @@ class ConfigTableTest {
 
     private static <T> String violationOfDefault(ConfigKey<T> key) {
         return key.violation(key.dflt());
+    }
+
+    /** The section ({@code proxies.<name>.net.}) of a table row's key, or null when the line is no such row. */
+    private static String sectionOf(String line) {
+        if (!line.startsWith("| `")) {
+            return null;
+        }
+        String path = line.substring(3, line.indexOf('`', 3));
+        return path.substring(0, path.lastIndexOf('.') + 1);
     }
 
     /** {@code | `path` [/ `-flag`] | `default` or none | meaning |}. */

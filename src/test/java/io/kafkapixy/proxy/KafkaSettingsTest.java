@@ -24,8 +24,9 @@ class KafkaSettingsTest {
     @ValueSource(strings = {"plain", "with \"quotes\" and \\ backslashes", "line\nbreak\r\nand=equals;semi", "",
                             "ünïcödé"})
     void saslCredentialsReachKafkasJaasParserUnchanged(String password) {
-        Map<String, Object> s = KafkaSettings.common(sasl(new SaslConfig(true, false, "us\"er", password,
-                "SCRAM-SHA-512")));
+        Map<String, Object> s = KafkaSettings.common(sasl(SaslConfig.DEFAULT.with(SaslConfig.ENABLE, true)
+                .with(SaslConfig.USER, "us\"er").with(SaslConfig.PASSWORD, password)
+                .with(SaslConfig.MECHANISM, "SCRAM-SHA-512")));
 
         AppConfigurationEntry entry = JaasContext.loadClientContext(Map.of(SaslConfigs.SASL_JAAS_CONFIG,
                 new Password((String) s.get(SaslConfigs.SASL_JAAS_CONFIG)))).configurationEntries().getFirst();
@@ -46,7 +47,6 @@ class KafkaSettingsTest {
 
     private static ProxyConfig sasl(SaslConfig sasl) {
         ProxyConfig p = ProxyConfig.defaults("c");
-        NetConfig n = p.net();
-        return p.withNet(new NetConfig(n.dialTimeout(), n.readTimeout(), n.writeTimeout(), sasl));
+        return p.withNet(p.net().withSasl(sasl));
     }
 }

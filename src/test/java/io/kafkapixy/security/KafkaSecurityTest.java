@@ -103,23 +103,23 @@ class KafkaSecurityTest {
 
     @Test
     void saslPlainWithTheOriginalsKeys() throws Exception {
-        roundTrip(sasl(new SaslConfig(true, false, "alice", "alice-secret")), "plain");
+        roundTrip(sasl(saslConfig("alice", "alice-secret", "PLAIN")), "plain");
     }
 
     @Test
     void saslScramSha256() throws Exception {
-        roundTrip(sasl(new SaslConfig(true, false, "bob", "bob-secret", "SCRAM-SHA-256")), "scram256");
+        roundTrip(sasl(saslConfig("bob", "bob-secret", "SCRAM-SHA-256")), "scram256");
     }
 
     @Test
     void saslScramSha512WithQuotesAndBackslashesInThePassword() throws Exception {
-        roundTrip(sasl(new SaslConfig(true, false, "carol", "carol-\"quoted\\-secret", "SCRAM-SHA-512")), "scram512");
+        roundTrip(sasl(saslConfig("carol", "carol-\"quoted\\-secret", "SCRAM-SHA-512")), "scram512");
     }
 
     @Test
     void aWrongSaslPasswordStopsTheStartWithAnAuthenticationError() {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Application.start(
-                sasl(new SaslConfig(true, false, "alice", "wrong"))));
+                sasl(saslConfig("alice", "wrong", "PLAIN"))));
         assertTrue(e.getMessage().startsWith("failed to spawn proxy, name=default: failed to create Kafka client: "
                                              + "kafka: authentication failed: "), e.getMessage());
     }
@@ -145,16 +145,22 @@ class KafkaSecurityTest {
     private static PixyConfig sasl(SaslConfig sasl) {
         ProxyConfig p = RunningPixy.proxy(broker.listenerAddress("SASL"));
         NetConfig n = p.net();
-        return config(p.withNet(new NetConfig(Duration.ofSeconds(10), n.readTimeout(), n.writeTimeout(), sasl)));
+        return config(p.withNet(n.with(NetConfig.DIAL_TIMEOUT, Duration.ofSeconds(10)).withSasl(sasl)));
+    }
+
+    private static SaslConfig saslConfig(String user, String password, String mechanism) {
+        return SaslConfig.DEFAULT.with(SaslConfig.ENABLE, true).with(SaslConfig.USER, user)
+                .with(SaslConfig.PASSWORD, password).with(SaslConfig.MECHANISM, mechanism);
     }
 
     private static PixyConfig tls(String caFile, boolean insecure) {
         ProxyConfig p = RunningPixy.proxy(broker.listenerAddress("TLS"));
         NetConfig n = p.net();
         KafkaConfig k = p.kafka();
-        p = p.withKafka(new KafkaConfig(k.seedPeers(), k.version(), true, caFile, client.certFile().toString(),
-                client.keyFile().toString(), insecure));
-        return config(p.withNet(new NetConfig(Duration.ofSeconds(10), n.readTimeout(), n.writeTimeout(), n.sasl())));
+        p = p.withKafka(k.with(KafkaConfig.TLS, true).with(KafkaConfig.CA_CERTIFICATE_FILE, caFile)
+                .with(KafkaConfig.CLIENT_CERTIFICATE_FILE, client.certFile().toString())
+                .with(KafkaConfig.CLIENT_KEY_FILE, client.keyFile().toString()).with(KafkaConfig.INSECURE, insecure));
+        return config(p.withNet(n.with(NetConfig.DIAL_TIMEOUT, Duration.ofSeconds(10))));
     }
 
     private static PixyConfig config(ProxyConfig p) {

@@ -96,8 +96,8 @@ class PemFilesTest {
         var p = io.kafkapixy.testing.RunningPixy.proxy("localhost:9092");
         var k = p.kafka();
         var config = io.kafkapixy.testing.RunningPixy.config("localhost:9092").withProxies(java.util.Map.of("default",
-                p.withKafka(new io.kafkapixy.config.KafkaConfig(k.seedPeers(), k.version(), true, missing, "", "",
-                        false))));
+                p.withKafka(k.with(io.kafkapixy.config.KafkaConfig.TLS, true)
+                        .with(io.kafkapixy.config.KafkaConfig.CA_CERTIFICATE_FILE, missing))));
 
         var e = assertThrows(io.kafkapixy.config.ConfigException.class,
                 () -> io.kafkapixy.config.ConfigLoader.checkSecurityFiles(config));

@@ -65,7 +65,7 @@ class MixedMembershipGuardTest {
 
     private RunningPixy kafkaModeWithZooKeeper(String peers) {
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_guarded", ConsumerSettingsBuilder.fast(),
-                new ZooKeeperConfig(List.of(peers), "/kp", Duration.ofSeconds(15))));
+                ZooKeeperConfig.DEFAULT.with(ZooKeeperConfig.SEED_PEERS, List.of(peers)).with(ZooKeeperConfig.CHROOT, "/kp")));
     }
 
     private String messages() {

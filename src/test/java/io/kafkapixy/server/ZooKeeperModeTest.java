@@ -159,7 +159,8 @@ class ZooKeeperModeTest {
 
     private RunningPixy start(String clientId, ConsumerSettingsBuilder consumer) {
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), clientId, consumer,
-                new ZooKeeperConfig(List.of(zooKeeper.getConnectString()), "/kp", Duration.ofSeconds(15))));
+                ZooKeeperConfig.DEFAULT.with(ZooKeeperConfig.SEED_PEERS, List.of(zooKeeper.getConnectString()))
+                        .with(ZooKeeperConfig.CHROOT, "/kp")));
     }
 
     /** Keeps long polls going on every instance until ZooKeeper's owner nodes say {@code expected}. */

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kafkapixy.Application;
+import io.kafkapixy.config.KafkaConfig;
 import io.kafkapixy.config.LoggingConfig;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
@@ -69,7 +70,7 @@ public final class RunningPixy implements AutoCloseable {
 
     public static ProxyConfig proxy(String bootstrap) {
         ProxyConfig p = ProxyConfig.defaults("kp_test_" + ProcessHandle.current().pid());
-        return p.withKafka(p.kafka().withSeedPeers(List.of(bootstrap)));
+        return p.withKafka(p.kafka().with(KafkaConfig.SEED_PEERS, List.of(bootstrap)));
     }
 
     public Application app() {
