@@ -276,17 +276,12 @@ public final class CommandLine {
             z = z.with(ZooKeeperConfig.CHROOT, zookeeperChroot().orElse(z.chroot()));
             proxies.put(config.defaultCluster(), proxy.withKafka(k).withZooKeeper(z));
         }
-        return new PixyConfig(
-                grpcAddr().orElse(config.grpcAddr()),
-                tcpAddr().orElse(config.tcpAddr()),
-                unixAddr().orElse(config.unixAddr()),
-                config.defaultCluster(),
-                proxies,
-                config.tls(),
-                logging().orElse(config.logging()),
-                config.accessLog() || accessLog,
-                config.auth(),
-                config.limits());
+        return config.with(PixyConfig.GRPC_ADDR, grpcAddr().orElse(config.grpcAddr()))
+                .with(PixyConfig.TCP_ADDR, tcpAddr().orElse(config.tcpAddr()))
+                .with(PixyConfig.UNIX_ADDR, unixAddr().orElse(config.unixAddr()))
+                .with(PixyConfig.ACCESS_LOG, config.accessLog() || accessLog)
+                .withProxies(proxies)
+                .withLogging(logging().orElse(config.logging()));
     }
 
     /**

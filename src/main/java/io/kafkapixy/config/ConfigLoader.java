@@ -91,10 +91,7 @@ public final class ConfigLoader {
         YamlSection.Report report = new YamlSection.Report();
         YamlSection root = new YamlSection("", firstDocument(yamlText), report);
 
-        String grpcAddr = root.string("grpc_addr", PixyConfig.DEFAULT_GRPC_ADDR);
-        String tcpAddr = root.string("tcp_addr", PixyConfig.DEFAULT_TCP_ADDR);
-        String unixAddr = root.string("unix_addr", "");
-        String defaultCluster = root.string("default_cluster", "");
+        PixyConfig top = PixyConfig.of(Map.of(), "").read(root);
 
         YamlSection proxiesSection = root.section("proxies");
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>();
@@ -120,16 +117,14 @@ public final class ConfigLoader {
         if (logging.isEmpty()) {
             logging.add(LoggingConfig.DEFAULT);
         }
-        boolean accessLog = root.bool("access_log", false);
-
         if (!report.errors().isEmpty()) {
             throw new ConfigException("failed to parse config: " + String.join("; ", report.errors()));
         }
-        if (defaultCluster.isEmpty() && !proxies.isEmpty()) {
-            defaultCluster = proxies.keySet().iterator().next();
+        if (top.defaultCluster().isEmpty() && !proxies.isEmpty()) {
+            top = top.with(PixyConfig.DEFAULT_CLUSTER, proxies.keySet().iterator().next());
         }
-        PixyConfig config = new PixyConfig(grpcAddr, tcpAddr, unixAddr, defaultCluster, proxies, tls, logging,
-                accessLog, auth, limits);
+        PixyConfig config = top.withProxies(proxies).withTls(tls).withLogging(logging).withAuth(auth)
+                .withLimits(limits);
         Validation.validate(config, decodingProblems);
         for (String key : report.unknownKeys()) {
             LOG.log(System.Logger.Level.WARNING, "Ignoring unknown config key {0}", key);

@@ -60,10 +60,10 @@ public final class ConfigSummary {
 
     private static Map<String, Object> tree(PixyConfig c) {
         Map<String, Object> root = new LinkedHashMap<>();
-        root.put("grpc_addr", c.grpcAddr());
-        root.put("tcp_addr", c.tcpAddr());
-        root.put("unix_addr", c.unixAddr());
-        root.put("default_cluster", c.defaultCluster());
+        // the original's order: the addresses and the default cluster first, access_log after logging
+        Map<String, Object> top = c.settings().byName();
+        Object accessLog = top.remove(PixyConfig.ACCESS_LOG.name());
+        root.putAll(top);
         Map<String, Object> proxies = new LinkedHashMap<>();
         c.proxies().forEach((name, p) -> proxies.put(name, proxy(p)));
         root.put("proxies", proxies);
@@ -71,7 +71,7 @@ public final class ConfigSummary {
         root.put("logging", c.logging().stream()
                 .map(l -> map("name", l.name(), "severity", l.severity(), "params", new TreeMap<>(l.params())))
                 .toList());
-        root.put("access_log", c.accessLog());
+        root.put(PixyConfig.ACCESS_LOG.name(), accessLog);
         root.put("auth", c.auth().settings().byName());
         root.put("limits", c.limits().settings().byName());
         return root;

@@ -236,8 +236,7 @@ class ConfigLoaderTest {
         ProxyConfig d = ProxyConfig.defaults("foo");
         ProxyConfig expected = d.withKafka(d.kafka().with(KafkaConfig.SEED_PEERS, List.of("192.168.19.2:9092", "192.168.19.3:9092")))
                 .withConsumer(ConsumerConfig.DEFAULT.with(ConsumerConfig.LONG_POLLING_TIMEOUT, Duration.ofSeconds(5)));
-        assertEquals(new PixyConfig("0.0.0.0:19091", "0.0.0.0:19092", "", "bar", Map.of("bar", expected),
-                ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT)), c);
+        assertEquals(PixyConfig.of(Map.of("bar", expected), "bar"), c);
     }
 
     @Test
@@ -307,8 +306,7 @@ class ConfigLoaderTest {
                       membership: zookeeper
                 """);
 
-        assertEquals(new PixyConfig("bar.baz:50000", "foo.bar:443", "/var/run/kafka-pixy.sock", "b",
-                Map.of("a", ProxyConfig.defaults(ID),
+        assertEquals(PixyConfig.of(Map.of("a", ProxyConfig.defaults(ID),
                         "b", new ProxyConfig("my.id-1",
                                 KafkaConfig.DEFAULT.with(KafkaConfig.SEED_PEERS, List.of("k1:9092", "k2:9092"))
                                         .with(KafkaConfig.VERSION, "2.3.0").with(KafkaConfig.TLS, true)
@@ -350,10 +348,12 @@ class ConfigLoaderTest {
                                         .with(ConsumerConfig.SUBSCRIPTION_TIMEOUT, Duration.ofSeconds(19))
                                         .with(ConsumerConfig.SHUTDOWN_TIMEOUT, Duration.ofSeconds(20))
                                         .with(ConsumerConfig.SESSION_TIMEOUT, Duration.ofSeconds(21))
-                                        .with(ConsumerConfig.MEMBERSHIP, ConsumerConfig.Membership.ZOOKEEPER))),
-                ServerTlsConfig.NONE.with(ServerTlsConfig.CERTIFICATE_PATH, "/usr/local/etc/server.crt")
-                        .with(ServerTlsConfig.KEY_PATH, "/usr/local/etc/server.key"),
-                List.of(new LoggingConfig("json", "debug", Map.of()),
+                                        .with(ConsumerConfig.MEMBERSHIP, ConsumerConfig.Membership.ZOOKEEPER))), "b")
+                .with(PixyConfig.GRPC_ADDR, "bar.baz:50000").with(PixyConfig.TCP_ADDR, "foo.bar:443")
+                .with(PixyConfig.UNIX_ADDR, "/var/run/kafka-pixy.sock")
+                .withTls(ServerTlsConfig.NONE.with(ServerTlsConfig.CERTIFICATE_PATH, "/usr/local/etc/server.crt")
+                        .with(ServerTlsConfig.KEY_PATH, "/usr/local/etc/server.key"))
+                .withLogging(List.of(new LoggingConfig("json", "debug", Map.of()),
                         new LoggingConfig("syslog", "warning", Map.of("tag", "pixy", "port", "514")))), c);
         assertEquals(List.of("a", "b"), List.copyOf(c.proxies().keySet()));
     }
@@ -876,7 +876,8 @@ class ConfigLoaderTest {
         PixyConfig defaults = PixyConfig.defaults(ID);
         ConfigLoader.validate(defaults);
 
-        PixyConfig bad = new PixyConfig("", "", "", "default", defaults.proxies(), ServerTlsConfig.NONE, List.of());
+        PixyConfig bad = PixyConfig.of(defaults.proxies(), "default").with(PixyConfig.GRPC_ADDR, "")
+                .with(PixyConfig.TCP_ADDR, "").withLogging(List.of());
         assertEquals("invalid config parameter: at least one API server should be configured",
                 assertThrows(ConfigException.class, () -> ConfigLoader.validate(bad)).getMessage());
     }

@@ -122,8 +122,7 @@ class ConfigSummaryTest {
     @Test
     void anEmptyLoggingListRendersAsAnEmptyList() {
         PixyConfig defaults = PixyConfig.defaults(ID);
-        PixyConfig noLogging = new PixyConfig(defaults.grpcAddr(), defaults.tcpAddr(), defaults.unixAddr(),
-                defaults.defaultCluster(), defaults.proxies(), defaults.tls(), List.of());
+        PixyConfig noLogging = defaults.withLogging(List.of());
 
         assertThat(render(noLogging), containsString("\nlogging: []\n"));
     }
@@ -146,7 +145,8 @@ class ConfigSummaryTest {
         Map<String, Object> logging = ((List<Map<String, Object>>) root.get("logging")).getFirst();
 
         assertAll(
-                () -> assertRendersEveryField(PixyConfig.class, root),
+                () -> assertEquals(List.of("grpc_addr", "tcp_addr", "unix_addr", "default_cluster", "proxies", "tls",
+                        "logging", "access_log", "auth", "limits"), List.copyOf(root.keySet())),
                 () -> assertRendersEveryField(ProxyConfig.class, proxy),
                 () -> assertRendersEveryKey(KafkaConfig.KEYS, (Map<String, Object>) proxy.get("kafka")),
                 () -> assertEquals(List.of("dial_timeout", "read_timeout", "write_timeout", "sasl"),
@@ -188,8 +188,7 @@ class ConfigSummaryTest {
     @Test
     void aSecretIsMaskedWholeWhateverItContains() {
         PixyConfig defaults = PixyConfig.defaults(ID);
-        PixyConfig config = new PixyConfig(defaults.grpcAddr(), defaults.tcpAddr(), defaults.unixAddr(),
-                defaults.defaultCluster(), defaults.proxies(), defaults.tls(),
+        PixyConfig config = defaults.withLogging(
                 List.of(new LoggingConfig("json", "info", Map.of("secret", "{\"nested\": \"x\"}"))));
 
         String summary = render(config);

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ConfigTableTest {
 
     /** The sections whose keys are defined in key tables. */
-    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(KafkaConfig.KEYS, NetConfig.KEYS,
+    private static final List<List<ConfigKey<?>>> SECTIONS = List.of(PixyConfig.KEYS, KafkaConfig.KEYS, NetConfig.KEYS,
             SaslConfig.KEYS, ZooKeeperConfig.KEYS, ProducerConfig.KEYS, ConsumerConfig.KEYS, ServerTlsConfig.KEYS,
             AuthConfig.KEYS, LimitsConfig.KEYS);
 
@@ -48,13 +48,16 @@ class ConfigTableTest {
         return key.violation(key.dflt());
     }
 
-    /** The section ({@code proxies.<name>.net.}) of a table row's key, or null when the line is no such row. */
+    /**
+     * The section ({@code proxies.<name>.net.}, {@code ""} for the top level) of a table row's key, or null when the
+     * line is no such row (a flag's row, {@code -embeddedKafka}, is none).
+     */
     private static String sectionOf(String line) {
         if (!line.startsWith("| `")) {
             return null;
         }
         String path = line.substring(3, line.indexOf('`', 3));
-        return path.substring(0, path.lastIndexOf('.') + 1);
+        return path.startsWith("-") ? null : path.substring(0, path.lastIndexOf('.') + 1);
     }
 
     /** {@code | `path` [/ `-flag`] | `default` or none | meaning |}. */

@@ -81,8 +81,7 @@ class GracefulShutdownTest {
         // Batches wait up to a second, so the stop finds messages still in the producer's buffer.
         proxy = proxy.withProducer(p.with(ProducerConfig.FLUSH_FREQUENCY, Duration.ofSeconds(1)));
         PixyConfig base = RunningPixy.config(kafka.bootstrap());
-        RunningPixy pixy = RunningPixy.start(new PixyConfig(base.grpcAddr(), base.tcpAddr(), "", "default",
-                Map.of("default", proxy), base.tls(), base.logging()));
+        RunningPixy pixy = RunningPixy.start(base.withProxies(Map.of("default", proxy)));
         Set<String> accepted = new HashSet<>();
         List<CompletableFuture<Void>> sends = new ArrayList<>();
         for (int i = 0; i < 200; i++) {

@@ -5,7 +5,6 @@ import java.util.Map;
 
 import javax.security.auth.login.AppConfigurationEntry;
 
-import io.kafkapixy.config.NetConfig;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.config.SaslConfig;
 import org.apache.kafka.common.config.SaslConfigs;

@@ -67,16 +67,14 @@ class ServerRoutesTest {
     @Test
     void anEmptyAddressLeavesThatApiOut() {
         PixyConfig base = RunningPixy.config(TestKafka.get().bootstrap());
-        PixyConfig grpcOnly = new PixyConfig("127.0.0.1:0", "", "", base.defaultCluster(), base.proxies(),
-                base.tls(), base.logging());
+        PixyConfig grpcOnly = base.with(PixyConfig.GRPC_ADDR, "127.0.0.1:0").with(PixyConfig.TCP_ADDR, "");
         try (RunningPixy pixy = RunningPixy.start(grpcOnly)) {
             assertTrue(pixy.app().server().restPort().isEmpty());
             String topic = TestKafka.get().createTopic(TestKafka.uniqueTopic("grpconly"), 1);
             assertEquals(0, pixy.grpc().produce(ProdRq.newBuilder().setTopic(topic)
                     .setMessage(ByteString.copyFromUtf8("x")).build()).getOffset());
         }
-        PixyConfig restOnly = new PixyConfig("", "127.0.0.1:0", "", base.defaultCluster(), base.proxies(),
-                base.tls(), base.logging());
+        PixyConfig restOnly = base.with(PixyConfig.GRPC_ADDR, "").with(PixyConfig.TCP_ADDR, "127.0.0.1:0");
         try (RunningPixy pixy = RunningPixy.start(restOnly)) {
             assertTrue(pixy.app().server().grpcPort().isEmpty());
             assertEquals("pong", pixy.get("/_ping").body());

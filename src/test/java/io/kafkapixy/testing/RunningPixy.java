@@ -14,10 +14,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kafkapixy.Application;
 import io.kafkapixy.config.KafkaConfig;
-import io.kafkapixy.config.LoggingConfig;
 import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.config.ProxyConfig;
-import io.kafkapixy.config.ServerTlsConfig;
 import mailgun.kafkapixy.KafkaPixyGrpc;
 
 /**
@@ -48,16 +46,19 @@ public final class RunningPixy implements AutoCloseable {
     public static PixyConfig config(Map<String, String> clusters) {
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>();
         clusters.forEach((name, bootstrap) -> proxies.put(name, proxy(bootstrap)));
-        return new PixyConfig("127.0.0.1:0", "127.0.0.1:0", "", proxies.keySet().iterator().next(), proxies,
-                ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
+        return local(PixyConfig.of(proxies, proxies.keySet().iterator().next()));
     }
 
     /** One cluster named {@code default} with these consumer settings and its own client id. */
     public static PixyConfig config(String bootstrap, String clientId, ConsumerSettingsBuilder consumer) {
         ProxyConfig p = proxy(bootstrap);
         p = new ProxyConfig(clientId, p.kafka(), p.net(), p.zooKeeper(), p.producer(), consumer.build());
-        return new PixyConfig("127.0.0.1:0", "127.0.0.1:0", "", "default", Map.of("default", p),
-                ServerTlsConfig.NONE, List.of(LoggingConfig.DEFAULT));
+        return local(PixyConfig.of(Map.of("default", p), "default"));
+    }
+
+    /** Both APIs on ports of their own choosing, on the loopback interface. */
+    private static PixyConfig local(PixyConfig c) {
+        return c.with(PixyConfig.GRPC_ADDR, "127.0.0.1:0").with(PixyConfig.TCP_ADDR, "127.0.0.1:0");
     }
 
     /** Like {@link #config(String, String, ConsumerSettingsBuilder)}, with ZooKeeper at {@code zooKeeper}. */
@@ -65,7 +66,7 @@ public final class RunningPixy implements AutoCloseable {
                                     io.kafkapixy.config.ZooKeeperConfig zooKeeper) {
         PixyConfig c = config(bootstrap, clientId, consumer);
         ProxyConfig p = c.defaultProxy().withZooKeeper(zooKeeper);
-        return new PixyConfig(c.grpcAddr(), c.tcpAddr(), "", "default", Map.of("default", p), c.tls(), c.logging());
+        return c.withProxies(Map.of("default", p));
     }
 
     public static ProxyConfig proxy(String bootstrap) {
