@@ -357,7 +357,7 @@ public final class CommandLine {
                         }
                     }
                 }
-                out.add(new LoggingConfig(name, severity, params));
+                out.add(LoggingConfig.sink(name).withSeverity(severity).withParams(params));
             }
             return List.copyOf(out);
         } catch (JsonException | IllegalStateException e) {

@@ -111,8 +111,8 @@ public final class ConfigLoader {
 
         List<LoggingConfig> logging = new ArrayList<>();
         for (YamlSection sink : root.sections("logging")) {
-            logging.add(new LoggingConfig(sink.string("name", ""), sink.string("severity", ""),
-                    sink.stringMap("params")));
+            logging.add(LoggingConfig.sink(sink.string("name", "")).withSeverity(sink.string("severity", ""))
+                    .withParams(sink.stringMap("params")));
         }
         if (logging.isEmpty()) {
             logging.add(LoggingConfig.DEFAULT);

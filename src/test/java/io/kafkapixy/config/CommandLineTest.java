@@ -77,7 +77,7 @@ class CommandLineTest {
                 Arguments.of("clientCertFile", "c.crt", cert, "c.crt"),
                 Arguments.of("clientCertKeyFile", "c.key", key, "c.key"),
                 Arguments.of("logging", "[{\"name\":\"json\",\"severity\":\"debug\"}]", logging,
-                        List.of(new LoggingConfig("json", "debug", Map.of()))));
+                        List.of(LoggingConfig.sink("json").withSeverity("debug"))));
     }
 
     @ParameterizedTest(name = "-{0} {1}")
@@ -229,8 +229,8 @@ class CommandLineTest {
         CommandLine cl = CommandLine.parse("-logging", json);
 
         assertEquals(Optional.of(json), cl.loggingJson());
-        assertEquals(Optional.of(List.of(new LoggingConfig("console", "info", Map.of()),
-                new LoggingConfig("syslog", "error", Map.of("tag", "x")))), cl.logging());
+        assertEquals(Optional.of(List.of(LoggingConfig.sink("console").withSeverity("info"),
+                LoggingConfig.sink("syslog").withSeverity("error").withParams(Map.of("tag", "x")))), cl.logging());
         assertEquals(Optional.of(List.of()), CommandLine.parse("-logging=[]").logging());
         assertEquals(Optional.empty(), CommandLine.parse().logging());
     }

@@ -150,7 +150,7 @@ class ConfigLoaderTest {
                 () -> assertEquals("", c.tls().certificatePath(), "tls.certificate_path"),
                 () -> assertEquals("", c.tls().keyPath(), "tls.key_path"),
                 () -> assertFalse(c.tls().enabled(), "tls enabled"),
-                () -> assertEquals(List.of(new LoggingConfig("console", "info", Map.of())), c.logging(), "logging"));
+                () -> assertEquals(List.of(LoggingConfig.sink("console").withSeverity("info")), c.logging(), "logging"));
     }
 
     private static PixyConfig parse(String yaml) {
@@ -353,8 +353,8 @@ class ConfigLoaderTest {
                 .with(PixyConfig.UNIX_ADDR, "/var/run/kafka-pixy.sock")
                 .withTls(ServerTlsConfig.NONE.with(ServerTlsConfig.CERTIFICATE_PATH, "/usr/local/etc/server.crt")
                         .with(ServerTlsConfig.KEY_PATH, "/usr/local/etc/server.key"))
-                .withLogging(List.of(new LoggingConfig("json", "debug", Map.of()),
-                        new LoggingConfig("syslog", "warning", Map.of("tag", "pixy", "port", "514")))), c);
+                .withLogging(List.of(LoggingConfig.sink("json").withSeverity("debug"),
+                        LoggingConfig.sink("syslog").withSeverity("warning").withParams(Map.of("tag", "pixy", "port", "514")))), c);
         assertEquals(List.of("a", "b"), List.copyOf(c.proxies().keySet()));
     }
 
@@ -840,7 +840,7 @@ class ConfigLoaderTest {
     @Test
     void anEmptyLoggingListMeansConsoleAtInfo() {
         assertEquals(List.of(LoggingConfig.DEFAULT), parse("logging: []\nproxies:\n  a: {}\n").logging());
-        assertEquals(List.of(new LoggingConfig("json", "", Map.of())),
+        assertEquals(List.of(LoggingConfig.sink("json").withSeverity("")),
                 parse("logging:\n  - name: json\nproxies:\n  a: {}\n").logging());
     }
 

@@ -42,7 +42,7 @@ class LogSetupTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     private static LoggingConfig sink(String name, String severity) {
-        return new LoggingConfig(name, severity, Map.of());
+        return LoggingConfig.sink(name).withSeverity(severity);
     }
 
     private static LogRecord record(Level level, String message, Object... params) {
