@@ -223,7 +223,7 @@ public final class ConfigLoader {
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
     }
 
-    /** The constant whose lower-case name is exactly {@code text}; otherwise runs {@code onBad} and returns {@code dflt}. */
+    /** The constant whose lower-case name is exactly {@code text}; else runs {@code onBad} and returns {@code dflt}. */
     private static <E extends Enum<E>> E choice(Class<E> type, String text, E dflt, Runnable onBad) {
         Optional<E> match = java.util.Arrays.stream(type.getEnumConstants())
                 .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(text))

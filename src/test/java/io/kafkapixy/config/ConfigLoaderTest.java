@@ -150,7 +150,8 @@ class ConfigLoaderTest {
                 () -> assertEquals("", c.tls().certificatePath(), "tls.certificate_path"),
                 () -> assertEquals("", c.tls().keyPath(), "tls.key_path"),
                 () -> assertFalse(c.tls().enabled(), "tls enabled"),
-                () -> assertEquals(List.of(LoggingConfig.sink("console").withSeverity("info")), c.logging(), "logging"));
+                () -> assertEquals(List.of(LoggingConfig.sink("console").withSeverity("info")), c.logging(),
+                        "logging"));
     }
 
     private static PixyConfig parse(String yaml) {
@@ -234,7 +235,8 @@ class ConfigLoaderTest {
                 """);
 
         ProxyConfig d = ProxyConfig.defaults("foo");
-        ProxyConfig expected = d.withKafka(d.kafka().with(KafkaConfig.SEED_PEERS, List.of("192.168.19.2:9092", "192.168.19.3:9092")))
+        ProxyConfig expected = d.withKafka(d.kafka().with(KafkaConfig.SEED_PEERS,
+                        List.of("192.168.19.2:9092", "192.168.19.3:9092")))
                 .withConsumer(ConsumerConfig.DEFAULT.with(ConsumerConfig.LONG_POLLING_TIMEOUT, Duration.ofSeconds(5)));
         assertEquals(PixyConfig.of(Map.of("bar", expected), "bar"), c);
     }
@@ -354,7 +356,8 @@ class ConfigLoaderTest {
                 .withTls(ServerTlsConfig.NONE.with(ServerTlsConfig.CERTIFICATE_PATH, "/usr/local/etc/server.crt")
                         .with(ServerTlsConfig.KEY_PATH, "/usr/local/etc/server.key"))
                 .withLogging(List.of(LoggingConfig.sink("json").withSeverity("debug"),
-                        LoggingConfig.sink("syslog").withSeverity("warning").withParams(Map.of("tag", "pixy", "port", "514")))), c);
+                        LoggingConfig.sink("syslog").withSeverity("warning")
+                                .withParams(Map.of("tag", "pixy", "port", "514")))), c);
         assertEquals(List.of("a", "b"), List.copyOf(c.proxies().keySet()));
     }
 
@@ -492,7 +495,8 @@ class ConfigLoaderTest {
     @Test
     void theGroupLimitIsReadMustBePositiveAndFitsTheDeploymentByDefault() {
         String proxies = "proxies: {pxy: {}}\n";
-        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_GROUPS, 7), parse(proxies + "limits: {max_groups: 7}").limits());
+        assertEquals(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_GROUPS, 7),
+                parse(proxies + "limits: {max_groups: 7}").limits());
         assertEquals(60, parse(proxies).limits().maxGroups());
         assertEquals(3_000, parse(proxies).limits().maxParkedRequests());
         assertTrue(errorOf(proxies + "limits: {max_groups: 0}").endsWith("limits.max_groups must be > 0"));
