@@ -211,13 +211,13 @@ public final class ConfigLoader {
         YamlSection p = s.section("producer");
         ProducerConfig pd = d.producer();
         ProducerConfig producer = pd.read(p);
-        p.text("partitioner").ifPresent(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
+        p.scalarText("partitioner").ifPresent(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
                 () -> problems.add("producer.partitioner is invalid: " + GoStrings.quote("bad partitioner: " + v))));
 
         YamlSection c = s.section("consumer");
         ConsumerConfig cd = d.consumer();
         ConsumerConfig consumer = cd.read(c);
-        c.text("membership").ifPresent(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
+        c.scalarText("membership").ifPresent(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
                 () -> problems.add("consumer.membership must be kafka or zookeeper, got " + GoStrings.quote(v))));
 
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);

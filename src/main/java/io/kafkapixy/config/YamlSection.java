@@ -134,6 +134,12 @@ final class YamlSection {
         return Optional.empty();
     }
 
+    /** The text of a scalar value, without reporting a value of another type (its reader reports that). */
+    Optional<String> scalarText(String key) {
+        return entries.get(key) instanceof ScalarNode scalar ? Optional.of(isNull(scalar) ? "" : scalar.getValue())
+                : Optional.empty();
+    }
+
     String string(String key, String dflt) {
         return text(key).orElse(dflt);
     }

@@ -29,6 +29,11 @@ final class Http10Answers implements DataWriter {
         answerNext.set(true);
     }
 
+    /** Whether the answer to the HTTP/1.0 request expected last has started. */
+    boolean answerStarted() {
+        return !answerNext.get();
+    }
+
     @Override
     public void write(BufferData... buffers) {
         if (buffers.length > 0) {

@@ -40,7 +40,10 @@ public final class Http10Connections implements ServerConnectionSelector {
     private static final String SOCKET_ID_PART = "/h1-";
     private static final byte[] HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final Http1ConnectionSelector http1;
+    /** For connections that start with an HTTP/1.0 request line: a request without {@code Host} is taken. */
+    private final Http1ConnectionSelector http10;
+    /** For connections whose first line had not ended: HTTP/1.1's rules, as they may well be HTTP/1.1. */
+    private final Http1ConnectionSelector either;
     private final int maxHeadBytes;
     private final AtomicLong ids = new AtomicLong();
     /** The connections served here, by the socket id their requests carry. */
@@ -52,7 +55,8 @@ public final class Http10Connections implements ServerConnectionSelector {
                 .validateRequestHostHeader(false)
                 .sendKeepAliveHeader(true)
                 .build();
-        this.http1 = Http1ConnectionSelector.builder().config(http10).build();
+        this.http10 = Http1ConnectionSelector.builder().config(http10).build();
+        this.either = Http1ConnectionSelector.builder().config(http11).build();
         this.maxHeadBytes = http11.maxPrologueLength() + http11.maxHeadersSize() + 4;
     }
 
@@ -93,9 +97,14 @@ public final class Http10Connections implements ServerConnectionSelector {
     @Override
     public ServerConnection connection(ConnectionContext ctx) {
         Http10Answers answers = new Http10Answers(ctx.dataWriter());
-        Http10Requests requests = new Http10Requests(ctx.dataReader(), maxHeadBytes, answers::expectAnswer);
+        Http10Requests requests = new Http10Requests(ctx.dataReader(), maxHeadBytes, answers::expectAnswer,
+                answers::answerStarted);
         String id = ctx.childSocketId() + SOCKET_ID_PART + ids.incrementAndGet();
         open.put(id, requests);
+        byte[] start = ctx.dataReader().getBuffer(Math.min(ctx.dataReader().available(), NotHttpRequests.LOOK_AT))
+                .readBytes();
+        Http1ConnectionSelector http1 = NotHttpRequests.firstLine(start, start.length)
+                                        == NotHttpRequests.FirstLine.HTTP_1_0 ? http10 : either;
         ServerConnection http = http1.connection(new Http10Context(ctx, DataReader.create(requests), answers, id));
         return new Served(http, () -> open.remove(id));
     }

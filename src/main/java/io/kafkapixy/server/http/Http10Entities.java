@@ -36,6 +36,7 @@ public final class Http10Entities implements Filter {
 
         private final OutputStream answer;
         private final ByteArrayOutputStream entity = new ByteArrayOutputStream(1024);
+        private boolean closed;
 
         WholeEntity(OutputStream answer) {
             this.answer = answer;
@@ -53,6 +54,10 @@ public final class Http10Entities implements Filter {
 
         @Override
         public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
             try (answer) {
                 if (entity.size() > 0) {
                     answer.write(entity.toByteArray());

@@ -33,6 +33,7 @@ final class Http10Requests implements Supplier<byte[]> {
     private final DataReader source;
     private final int maxHeadBytes;
     private final Runnable onHttp10Request;
+    private final java.util.function.BooleanSupplier answerStarted;
     private long bodyLeft;
     private boolean passThrough;
     private boolean ended;
@@ -45,11 +46,14 @@ final class Http10Requests implements Supplier<byte[]> {
      * @param source          the connection's bytes as they arrive
      * @param maxHeadBytes    the longest request line plus headers taken apart here; a longer head passes unchanged
      * @param onHttp10Request called when an HTTP/1.0 request's head is handed on, before its answer is written
+     * @param answerStarted   whether the answer to the HTTP/1.0 request handed on last has started
      */
-    Http10Requests(DataReader source, int maxHeadBytes, Runnable onHttp10Request) {
+    Http10Requests(DataReader source, int maxHeadBytes, Runnable onHttp10Request,
+                   java.util.function.BooleanSupplier answerStarted) {
         this.source = source;
         this.maxHeadBytes = maxHeadBytes;
         this.onHttp10Request = onHttp10Request;
+        this.answerStarted = answerStarted;
     }
 
     /** Whether the request being answered came as HTTP/1.0. */
@@ -60,7 +64,10 @@ final class Http10Requests implements Supplier<byte[]> {
     /** The next bytes for Helidon's reader, blocking until some arrive; {@code null} once the connection ended. */
     @Override
     public byte[] get() {
-        if (ended || closeAfter && bodyLeft == 0 && !passThrough) {
+        // after a request that closes the connection, nothing more is read once its body was, or once its answer
+        // began (Helidon does not read the body of a request it answered without it, and would take what is left
+        // of it for the next request)
+        if (ended || closeAfter && !passThrough && (bodyLeft == 0 || answerStarted.getAsBoolean())) {
             ended = true;
             return null;
         }
@@ -151,6 +158,7 @@ final class Http10Requests implements Supplier<byte[]> {
         passThrough = true;
         byte[] taken = raw.toByteArray();
         if (taken.length == 0) {
+            http10Request = false;
             return source.readBytes(source.available());
         }
         int lineEnd = indexOfCrlf(taken);

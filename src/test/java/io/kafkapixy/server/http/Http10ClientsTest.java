@@ -83,6 +83,17 @@ class Http10ClientsTest {
     }
 
     @Test
+    void aBodyTheAnswerDidNotNeedIsNotTakenForANextRequest() throws Exception {
+        try (Http10Socket s = Http10Socket.open(pixy.restPort())) {
+            String rs = s.exchange(post("/topics/" + topic + "/messages", "application/x-unknown",
+                    "GET /_ping HTTP/1.0\r\n\r\n"), WAIT);
+
+            assertTrue(rs.startsWith("HTTP/1.0 4"), rs);
+            assertTrue(s.closedByServer(WAIT), "one answer, then the connection closed");
+        }
+    }
+
+    @Test
     void keepAliveKeepsTheConnectionForTheNextRequestsUntilOneDoesNotAsk() throws Exception {
         try (Http10Socket s = Http10Socket.open(pixy.restPort())) {
             String first = s.exchange("GET /_ping HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", WAIT);

@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class Http10RequestsTest {
 
     private final AtomicInteger http10Answers = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean answered = new java.util.concurrent.atomic.AtomicBoolean();
 
     @Test
     void aRequestWithoutKeepAliveSaysHttp11AndCloseAndEndsTheConnection() {
@@ -53,6 +54,16 @@ class Http10RequestsTest {
     }
 
     @Test
+    void aClosingRequestAnsweredWithoutItsBodyEndsTheConnectionInsteadOfPassingTheBodyOn() {
+        Http10Requests requests = of("POST /t HTTP/1.0\r\nContent-Length: 9\r\n\r\nnot\r\nread");
+
+        next(requests);
+        answered.set(true);
+
+        assertNull(requests.get(), "the body's bytes are not read as a next request");
+    }
+
+    @Test
     void expectAndTransferEncodingAreDroppedAsGoDropsThemForHttp10() {
         Http10Requests requests = of("POST /t HTTP/1.0\r\nExpect: 100-continue\r\nTransfer-Encoding: chunked\r\n"
                                      + "Content-Length: 1\r\n\r\nx");
@@ -84,7 +95,8 @@ class Http10RequestsTest {
     @Test
     void aHeadLongerThanTheLimitPassesAsItCame() {
         String head = "GET /_ping HTTP/1.0\r\nX-Long: " + "v".repeat(200) + "\r\n\r\n";
-        Http10Requests requests = new Http10Requests(reader(List.of(head)), 64, http10Answers::incrementAndGet);
+        Http10Requests requests = new Http10Requests(reader(List.of(head)), 64, http10Answers::incrementAndGet,
+                answered::get);
 
         assertEquals("GET /_ping HTTP/1.1\r\n", next(requests));
         assertEquals(head.substring(21), next(requests), "Helidon's own limits answer it");
@@ -98,7 +110,7 @@ class Http10RequestsTest {
     }
 
     private Http10Requests of(String... chunks) {
-        return new Http10Requests(reader(List.of(chunks)), 16 * 1024, http10Answers::incrementAndGet);
+        return new Http10Requests(reader(List.of(chunks)), 16 * 1024, http10Answers::incrementAndGet, answered::get);
     }
 
     private static DataReader reader(List<String> chunks) {
