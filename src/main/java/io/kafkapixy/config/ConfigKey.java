@@ -71,13 +71,18 @@ public record ConfigKey<T>(String path, Type<T> type, T dflt, Bound<T> bound, St
         /** The same, a value that is none of them reported by {@code onBad} as it is read. */
         static <E extends Enum<E>> Type<E> choice(Class<E> type, BiConsumer<YamlSection, String> onBad) {
             return new Type<>((section, key, dflt) -> section.text(key).map(v -> {
-                Optional<E> match = Arrays.stream(type.getEnumConstants())
-                        .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(v)).findFirst();
+                Optional<E> match = constantNamed(type, v);
                 if (match.isEmpty()) {
                     onBad.accept(section, v);
                 }
                 return match.orElse(dflt);
             }).orElse(dflt), e -> e.name().toLowerCase(Locale.ROOT));
+        }
+
+        /** The constant whose lower-case name is exactly {@code text}, as the original's config names them. */
+        static <E extends Enum<E>> Optional<E> constantNamed(Class<E> type, String text) {
+            return Arrays.stream(type.getEnumConstants())
+                    .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(text)).findFirst();
         }
     }
 

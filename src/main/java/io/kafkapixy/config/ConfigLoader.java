@@ -14,9 +14,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 
 import io.kafkapixy.errors.GoStrings;
@@ -209,28 +207,19 @@ public final class ConfigLoader {
         ZooKeeperConfig zooKeeper = d.zooKeeper().read(s.section("zoo_keeper"));
 
         YamlSection p = s.section("producer");
-        ProducerConfig pd = d.producer();
-        ProducerConfig producer = pd.read(p);
-        p.scalarText("partitioner").ifPresent(v -> choice(ProducerConfig.Partitioner.class, v, pd.partitioner(),
-                () -> problems.add("producer.partitioner is invalid: " + GoStrings.quote("bad partitioner: " + v))));
+        ProducerConfig producer = d.producer().read(p);
+        p.scalarText("partitioner")
+                .filter(v -> ConfigKey.Type.constantNamed(ProducerConfig.Partitioner.class, v).isEmpty())
+                .ifPresent(v -> problems.add("producer.partitioner is invalid: "
+                                             + GoStrings.quote("bad partitioner: " + v)));
 
         YamlSection c = s.section("consumer");
-        ConsumerConfig cd = d.consumer();
-        ConsumerConfig consumer = cd.read(c);
-        c.scalarText("membership").ifPresent(v -> choice(ConsumerConfig.Membership.class, v, cd.membership(),
-                () -> problems.add("consumer.membership must be kafka or zookeeper, got " + GoStrings.quote(v))));
+        ConsumerConfig consumer = d.consumer().read(c);
+        c.scalarText("membership")
+                .filter(v -> ConfigKey.Type.constantNamed(ConsumerConfig.Membership.class, v).isEmpty())
+                .ifPresent(v -> problems.add("consumer.membership must be kafka or zookeeper, got "
+                                             + GoStrings.quote(v)));
 
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);
-    }
-
-    /** The constant whose lower-case name is exactly {@code text}; else runs {@code onBad} and returns {@code dflt}. */
-    private static <E extends Enum<E>> E choice(Class<E> type, String text, E dflt, Runnable onBad) {
-        Optional<E> match = java.util.Arrays.stream(type.getEnumConstants())
-                .filter(e -> e.name().toLowerCase(Locale.ROOT).equals(text))
-                .findFirst();
-        if (match.isEmpty()) {
-            onBad.run();
-        }
-        return match.orElse(dflt);
     }
 }

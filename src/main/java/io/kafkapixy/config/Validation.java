@@ -1,6 +1,5 @@
 package io.kafkapixy.config;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -103,10 +102,6 @@ final class Validation {
 
     private static <T> String violation(Settings values, ConfigKey<T> key) {
         return key.violation(values.get(key));
-    }
-
-    private static boolean positive(Duration d) {
-        return !d.isNegative() && !d.isZero();
     }
 
     private static void check(List<String> out, boolean ok, String problem) {

@@ -17,7 +17,6 @@ import io.kafkapixy.admin.OffsetUpdate;
 import io.kafkapixy.admin.PartitionOffsets;
 import io.kafkapixy.admin.TopicInfo;
 import io.kafkapixy.errors.PixyException;
-import io.kafkapixy.proxy.GroupNames;
 import io.kafkapixy.proxy.Proxy;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
