@@ -45,14 +45,12 @@ EXPOSE 19091 19092
 # what they accepted. Give the container longer than that to stop: docker stop -t 60.
 STOPSIGNAL SIGTERM
 # jvm.options: the collector and memory limits, the heap 30% of the container's memory limit, an OutOfMemoryError
-# ends the process so that it is restarted (docs/performance.md, Footprint). The AOT cache halves the start-up. The
-# last two flags silence JDK 24+ warnings about grpc's native loading and kafka-clients' sun.misc.Unsafe (the training run uses
-# the same). More JVM options: docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override
-# the file, e.g. docker run kafka-pixy -kafkaPeers broker:9092.
+# ends the process so that it is restarted, the native and Unsafe access the libraries need (docs/performance.md,
+# Footprint). The AOT cache halves the start-up (the training run used the same file). More JVM options:
+# docker run -e JDK_JAVA_OPTIONS='...'. Extra arguments are proxy flags that override the file, e.g.
+# docker run kafka-pixy -kafkaPeers broker:9092.
 ENTRYPOINT ["java", \
             "@/opt/kafka-pixy/jvm.options", \
             "-XX:AOTCache=/opt/kafka-pixy/kafka-pixy.aot", \
-            "--enable-native-access=ALL-UNNAMED", \
-            "--sun-misc-unsafe-memory-access=allow", \
             "-jar", "/opt/kafka-pixy/kafka-pixy.jar", \
             "-config", "/etc/kafka-pixy.yaml"]

@@ -13,6 +13,5 @@ if [ "${BENCH_SKIP_BUILD:-}" != 1 ] || [ ! -f target/bench-classpath.txt ]; then
   mvn -B -ntp -q -DskipTests package dependency:build-classpath \
       -Dmdep.outputFile=target/bench-classpath.txt -Dmdep.includeScope=test
 fi
-# shellcheck disable=SC2086 # PIXY_JVM_FLAGS is a list of flags
-exec "$JAVA_HOME/bin/java" $PIXY_JVM_FLAGS -Xmx2g \
+exec "$JAVA_HOME/bin/java" -Xmx2g \
      -cp "target/test-classes:target/classes:$(cat target/bench-classpath.txt)" io.kafkapixy.bench.Bench "$@"

@@ -9,6 +9,5 @@ source ./scripts/java-home.sh
 mvn -B -ntp -DskipTests package
 # The allocator arenas as the container image sets them (docs/performance.md, Footprint).
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-# shellcheck disable=SC2086 # PIXY_JVM_FLAGS is a list of flags
-exec "$JAVA_HOME/bin/java" $PIXY_JVM_FLAGS @jvm.options -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \
+exec "$JAVA_HOME/bin/java" "@$PIXY_JVM_OPTIONS" -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \
      -embeddedKafka "$@"

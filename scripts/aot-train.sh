@@ -5,15 +5,15 @@
 # (join a group, produce, take the message), then SIGTERM, at which the JVM writes the cache.
 #   scripts/aot-train.sh DIR QUICKSTART_LIBS CACHE
 # DIR holds kafka-pixy.jar, libs/ and jvm.options as they will be at run time (a cache is only used with the same
-# jar paths and JVM); JAVA (default: java on the PATH) is the JVM that will run it; JAVA_FLAGS are the other flags
-# the proxy will run with. The proxy must later run with -XX:AOTCache=CACHE; if the cache does not fit, the JVM says
-# so and starts without it.
+# jar paths and JVM); JAVA (default: java on the PATH) is the JVM that will run it; JAVA_FLAGS are the flags the
+# proxy will run with beside jvm.options (none in the image). The proxy must later run with -XX:AOTCache=CACHE; if
+# the cache does not fit, the JVM says so and starts without it.
 set -euo pipefail
 dir=$1
 quickstart=$2
 cache=$3
 java=${JAVA:-java}
-flags=${JAVA_FLAGS:---enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow}
+flags=${JAVA_FLAGS:-}
 rest_port=${AOT_TRAIN_PORT:-28092}
 work=$(mktemp -d)
 broker=
@@ -47,8 +47,7 @@ http() {
   echo "$status"
 }
 
-# shellcheck disable=SC2086 # flags is a list of flags
-"$java" $flags -cp "$dir/kafka-pixy.jar:$quickstart/*" io.kafkapixy.Main -embeddedKafka \
+"$java" -cp "$dir/kafka-pixy.jar:$quickstart/*" io.kafkapixy.Main -embeddedKafka \
   -tcpAddr 127.0.0.1:$((rest_port + 10)) -grpcAddr 127.0.0.1:$((rest_port + 9)) > "$work/broker.log" 2>&1 &
 broker=$!
 bootstrap=

@@ -1,5 +1,5 @@
-# Sourced by run.sh and test.sh: makes JAVA_HOME point at a JDK 21 or newer (Helidon 4 needs it) and sets
-# PIXY_JVM_FLAGS for running the proxy on it.
+# Sourced by run.sh, test.sh and bench.sh: makes JAVA_HOME point at a JDK 21 or newer (Helidon 4 needs it) and sets
+# PIXY_JVM_OPTIONS, the argument file to start the proxy with on it.
 java_feature() {
   "$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p'
 }
@@ -26,9 +26,15 @@ if ! JAVA_HOME=$(pick_jdk); then
   exit 1
 fi
 export JAVA_HOME
-PIXY_JVM_FLAGS="--enable-native-access=ALL-UNNAMED"
-if [ "$(java_feature "$JAVA_HOME")" -ge 23 ]; then
-  PIXY_JVM_FLAGS="$PIXY_JVM_FLAGS --sun-misc-unsafe-memory-access=allow"
+# The proxy's JVM settings (jvm.options, beside this script's directory) as an argument file this JDK accepts: JDK 21
+# and 22 do not know --sun-misc-unsafe-memory-access, so for them a copy without it is written to target/.
+PIXY_JVM_OPTIONS="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/jvm.options"
+if [ "$(java_feature "$JAVA_HOME")" -lt 23 ]; then
+  mkdir -p "$(dirname "$PIXY_JVM_OPTIONS")/target"
+  grep -v -- '^--sun-misc-unsafe-memory-access' "$PIXY_JVM_OPTIONS" > "$(dirname "$PIXY_JVM_OPTIONS")/target/jvm.options"
+  PIXY_JVM_OPTIONS="$(dirname "$PIXY_JVM_OPTIONS")/target/jvm.options"
+else
+  # Maven's own JVM (Guice in Maven 3.8 uses sun.misc.Unsafe): not the proxy's, only its warning silenced.
   export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 fi
-export PIXY_JVM_FLAGS
+export PIXY_JVM_OPTIONS

@@ -55,8 +55,6 @@ final class ChildProxy implements AutoCloseable {
         }
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // the same JDK flags as run.sh gives the proxy (scripts/java-home.sh exports them)
-        addFlags(command, System.getenv().getOrDefault("PIXY_JVM_FLAGS", ""));
         command.addAll(PixyProcess.productionJvmSettings());
         command.addAll(extraFlags);
         // the proxy's alone, last so they can override the others: to compare collectors or heap sizes under one load

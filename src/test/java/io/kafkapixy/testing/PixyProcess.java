@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged {@code target/kafka-pixy.jar} in its own process, started as a user starts it (Failsafe passes the
- * jar's path and the JVM flags), or as the quick start starts it. Closing it sends SIGTERM and waits for the exit.
+ * paths of the jar and of {@code jvm.options}), or as the quick start starts it. Closing it sends SIGTERM and waits for the exit.
  */
 public final class PixyProcess implements AutoCloseable {
 
@@ -50,18 +50,37 @@ public final class PixyProcess implements AutoCloseable {
     }
 
     /**
-     * The JVM settings the proxy runs with in production: {@code jvm.options}, under the Deployment's memory limit
-     * ({@code -XX:MaxRAM} stands in for the container). Shared with the benchmark's child proxy.
-     */
-    /**
      * The environment the launchers (Dockerfile, run.sh) give the JVM: two C library allocator arenas instead of up to
      * eight per core, which keeps ~35 MiB of fragmented native memory from staying resident after compilations.
      */
     public static final Map<String, String> PRODUCTION_ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
 
+    /**
+     * The JVM settings the proxy runs with in production: {@code jvm.options}, under the Deployment's memory limit
+     * ({@code -XX:MaxRAM} stands in for the container). Shared with the benchmark's child proxy.
+     */
     public static List<String> productionJvmSettings() {
         Path options = Path.of(System.getProperty("pixy.jvmOptions", "jvm.options")).toAbsolutePath();
-        return List.of("@" + options, containerMemoryFlag());
+        return List.of("@" + forThisJdk(options), containerMemoryFlag());
+    }
+
+    /**
+     * {@code options} as this JDK accepts it: JDK 21 and 22 refuse {@code --sun-misc-unsafe-memory-access}, so for
+     * them a copy without that line (as scripts/java-home.sh writes for the launchers).
+     */
+    static Path forThisJdk(Path options) {
+        if (Runtime.version().feature() >= 23) {
+            return options;
+        }
+        try {
+            Path copy = Files.createTempFile("jvm", ".options");
+            copy.toFile().deleteOnExit();
+            Files.write(copy, Files.readAllLines(options).stream()
+                    .filter(line -> !line.startsWith("--sun-misc-unsafe-memory-access")).toList());
+            return copy;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** {@code -XX:MaxRAM} for {@link #CONTAINER_MEMORY}. */
@@ -77,7 +96,6 @@ public final class PixyProcess implements AutoCloseable {
     private static PixyProcess start(Path log, List<String> what, String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(Arrays.asList(System.getProperty("pixy.jvmFlags", "").trim().split("\\s+")));
         command.addAll(productionJvmSettings());
         command.addAll(what);
         command.addAll(Arrays.asList(args));
