@@ -49,6 +49,7 @@ public final class AuthConfig {
     public String bearerTokensEnv() {
         return values.get(BEARER_TOKENS_ENV);
     }
+
     public boolean enabled() {
         return !bearerTokensFile().isEmpty() || !bearerTokensEnv().isEmpty();
     }

@@ -60,6 +60,7 @@ public final class NetConfig {
     public Duration writeTimeout() {
         return values.get(WRITE_TIMEOUT);
     }
+
     public SaslConfig sasl() {
         return sasl;
     }

@@ -57,6 +57,7 @@ public final class ServerTlsConfig {
     public String clientCaPath() {
         return values.get(CLIENT_CA_PATH);
     }
+
     public boolean enabled() {
         return !certificatePath().isEmpty() && !keyPath().isEmpty();
     }

@@ -66,6 +66,7 @@ public final class ZooKeeperConfig {
     public Duration sessionTimeout() {
         return values.get(SESSION_TIMEOUT);
     }
+
     /** Whether {@code seed_peers} was given (not a key of its own). */
     public boolean named() {
         return named;

@@ -32,7 +32,7 @@ import io.helidon.webserver.spi.ServerConnectionSelector;
  * {@link Http10Requests} and answers through {@link Http10Answers}: the same routes, parsing, validation and error
  * answers as over HTTP/1.1, a request without {@code Host} accepted, the connection closed after each answer unless
  * the request asked {@code Connection: keep-alive}, and every answer with a {@code Content-Length}
- * ({@link Http10Entities}). Helidon 4 serves HTTP/1.1 and HTTP/2 only (its issue 9604).
+ * ({@link Http10Entities}). Helidon 4 serves HTTP/1.1 and HTTP/2 only (github.com/helidon-io/helidon/issues/9604).
  */
 public final class Http10Connections implements ServerConnectionSelector {
 
