@@ -7,13 +7,16 @@ import io.kafkapixy.config.ConfigKey.Bound;
 import io.kafkapixy.config.ConfigKey.Type;
 
 /**
- * {@code proxies.<name>.consumer}: the original's keys, plus three new in this project ({@code membership},
- * {@code shutdown_timeout}, {@code session_timeout}); each defined once below.
+ * {@code proxies.<name>.consumer}: the original's keys, plus new ones in this project ({@code membership},
+ * {@code shutdown_timeout}, {@code session_timeout}, the share groups' keys); each defined once below.
  */
 public final class ConsumerConfig {
 
-    /** How the group is coordinated: Kafka's own group protocol, or the original's ZooKeeper layout. */
-    public enum Membership { KAFKA, ZOOKEEPER }
+    /**
+     * How the group is coordinated: Kafka's own group protocol, the original's ZooKeeper layout, or Kafka's share
+     * groups (the broker keeps the acks and redeliveries).
+     */
+    public enum Membership { KAFKA, ZOOKEEPER, SHARE }
 
     public static final ConfigKey<Boolean> DISABLED = ConfigKey.of(
             "proxies.<name>.consumer.disabled", Type.BOOL, false, Bound.<Boolean>none(),
@@ -76,13 +79,21 @@ public final class ConsumerConfig {
             Bound.<Membership>none(),
             "`kafka`: consumer groups through Kafka's own group protocol (no ZooKeeper, works on Kafka 4). "
             + "`zookeeper`: the original's ZooKeeper layout, so instances of both kinds can share a group "
-            + "during a migration.");
+            + "during a migration. `share`: Kafka share groups (Kafka 4.1+), the broker keeping acks and "
+            + "redeliveries; see Share groups");
+    public static final ConfigKey<List<String>> SHARE_GROUPS = ConfigKey.of(
+            "proxies.<name>.consumer.share_groups", Type.STRINGS, List.of(), Bound.<List<String>>none(),
+            "groups that are share groups whatever `membership` says, the others following `membership`");
+    public static final ConfigKey<Integer> SHARE_CONSUMERS = ConfigKey.of(
+            "proxies.<name>.consumer.share_consumers", Type.INT, 16, Bound.atLeast(1),
+            "share groups: the share consumers one group and topic may use on this instance, each holding one "
+            + "message out with a client at a time");
 
     /** The section's keys, in the order the config summary and the README list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(DISABLED, ACK_TIMEOUT, CHANNEL_BUFFER_SIZE,
             FETCH_MAX_BYTES, FETCH_MAX_WAIT, LONG_POLLING_TIMEOUT, MAX_PENDING_MESSAGES, MAX_RETRIES,
             OFFSETS_COMMIT_INTERVAL, REBALANCE_DELAY, RETRY_BACKOFF, SUBSCRIPTION_TIMEOUT, SHUTDOWN_TIMEOUT,
-            SESSION_TIMEOUT, MEMBERSHIP);
+            SESSION_TIMEOUT, MEMBERSHIP, SHARE_GROUPS, SHARE_CONSUMERS);
 
     public static final ConsumerConfig DEFAULT = new ConsumerConfig(Settings.defaults(KEYS));
 
@@ -164,6 +175,24 @@ public final class ConsumerConfig {
 
     public Membership membership() {
         return values.get(MEMBERSHIP);
+    }
+
+    public List<String> shareGroups() {
+        return values.get(SHARE_GROUPS);
+    }
+
+    public int shareConsumers() {
+        return values.get(SHARE_CONSUMERS);
+    }
+
+    /** Whether {@code group} is a share group here: {@code membership: share}, or named in {@code share_groups}. */
+    public boolean isShareGroup(String group) {
+        return membership() == Membership.SHARE || shareGroups().contains(group);
+    }
+
+    /** Whether any group may be a share group here. */
+    public boolean usesShareGroups() {
+        return membership() == Membership.SHARE || !shareGroups().isEmpty();
     }
 
     @Override

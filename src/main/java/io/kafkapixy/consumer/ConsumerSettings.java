@@ -63,6 +63,32 @@ final class ConsumerSettings {
     }
 
     /**
+     * The settings of a share group's consumer: explicit acknowledgement, one record per poll (a record is held for one
+     * client at a time, and a consumer polls again only once its last poll's records are settled), the fetch limits
+     * of the classic consumer. The group's session timeout and heartbeats are the broker's group settings.
+     */
+    static Map<String, Object> share(ConsumerConfig c, String group) {
+        Map<String, Object> s = new HashMap<>();
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+        // batch_optimized (kafka-clients' default) may acquire a producer's whole batch for one consumer: records
+        // locked where no client may be waiting
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                (int) Math.max(1, c.fetchMaxWait().toMillis()));
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_MAX_BYTES);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_METRICS_PUSH_CONFIG, false);
+        return s;
+    }
+
+    /**
      * A fifth of the session timeout (Kafka's defaults keep a fifteenth, 3 s of 45 s): the survivors of a crash learn
      * of the rebalance from their next heartbeat's answer, so a dead member's partitions move within
      * {@code session_timeout} plus one heartbeat plus the join (at the 10 s default, 12 s and the join), and a member

@@ -16,7 +16,10 @@ import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.ShareConsumer;
 
 /**
  * The consumer side of one cluster: a {@link GroupConsumer} per group with live requests on this instance, created by
@@ -43,6 +46,8 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
     /** Answers parked requests at their deadlines; one thread for all groups of the cluster. */
     private final Deadlines deadlines;
     private final StartGate starts;
+    /** The groups that are share groups here ({@link ConsumerConfig#isShareGroup}). */
+    private final ShareGroups shares;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
@@ -75,18 +80,24 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
      * @param guard            asked before this instance joins a group (a new member is made)
      * @param committedOffsets reads committed offsets as stored, negative ones included (kafka-clients reads a
      *                         committed -2, "start at the oldest", as no commit at all)
+     * @param shareSetup       puts the proxy's settings on a share group at the broker before it is first used here
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
-                     Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics, InstanceLimits limits,
-                     Clock clock) {
+                     Membership.Factory memberships, GroupGuard guard, ShareGroupSetup shareSetup,
+                     ConsumerMetrics metrics, InstanceLimits limits, Clock clock) {
         this(config, kafkaFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, limits, clock,
-                Deadlines.onThread("consume-deadlines", clock), StartGate.process());
+                Deadlines.onThread("consume-deadlines", clock), StartGate.process(),
+                shareFactory(config, kafkaCommon), shareSetup);
     }
 
-    /** As the public constructor, with the consumers, the deadlines' timer and the start gate given (tests). */
+    /**
+     * As the public constructor, with the consumers, the deadlines' timer, the start gate and the share consumers
+     * given (tests).
+     */
     Consumers(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
               OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
-              InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts) {
+              InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
+              Function<String, ShareConsumer<byte[], byte[]>> shareFactory, ShareGroupSetup shareSetup) {
         this.config = config;
         this.guard = guard;
         this.deadlines = deadlines;
@@ -97,6 +108,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         this.kafkaFactory = kafkaFactory;
         this.committedOffsets = committedOffsets;
         this.clock = clock;
+        this.shares = new ShareGroups(config, shareFactory, shareSetup, metrics, limits, clock, deadlines);
     }
 
     private static Function<String, Consumer<byte[], byte[]>> kafkaFactory(ConsumerConfig config,
@@ -106,6 +118,16 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
             Map<String, Object> settings = new HashMap<>(common);
             settings.putAll(ConsumerSettings.of(config, group));
             return new KafkaConsumer<>(settings);
+        };
+    }
+
+    private static Function<String, ShareConsumer<byte[], byte[]>> shareFactory(ConsumerConfig config,
+                                                                                Map<String, Object> kafkaCommon) {
+        Map<String, Object> common = Map.copyOf(kafkaCommon);
+        return group -> {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.putAll(ConsumerSettings.share(config, group));
+            return new KafkaShareConsumer<>(settings);
         };
     }
 
@@ -146,8 +168,13 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
             throw PixyException.disabled();
         }
         var arrival = clock.instant();
-        if (ack instanceof AckMode.Explicit e && served(group, topic, e.partition())) {
-            ackHeld(group, topic, e.partition(), e.offset());
+        boolean share = config.isShareGroup(group);
+        if (ack instanceof AckMode.Explicit e) {
+            if (share) {
+                shares.ackQuietly(group, topic, e.partition(), e.offset());
+            } else if (served(group, topic, e.partition())) {
+                ackHeld(group, topic, e.partition(), e.offset());
+            }
         }
         InstanceLimits.Slot waiter = blocking ? limits.enterBlocked() : InstanceLimits.NO_SLOT;
         InstanceLimits.Slot slot;
@@ -158,6 +185,13 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
             throw e;
         }
         try {
+            if (share) {
+                return shares.consume(group, topic, arrival, ack instanceof AckMode.Auto, receiver)
+                        .whenComplete((m, error) -> {
+                            slot.close();
+                            waiter.close();
+                        });
+            }
             while (true) {
                 GroupConsumer g = member(group);
                 PendingConsume p = g.consume(topic, arrival, ack instanceof AckMode.Auto, receiver, deadlines);
@@ -191,6 +225,10 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
+        if (config.isShareGroup(group)) {
+            throw new PixyException(ErrorKind.BAD_REQUEST, "group " + group + " is a share group: its messages are "
+                    + "served by the unary consume calls, not by streams");
+        }
         MessageStream stream = new MessageStream(this, group, topics, maxCredits, sink);
         while (!member(group).attach(stream)) {
             // that member was leaving: the next call makes a new one
@@ -211,6 +249,9 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
      * ZooKeeper (the mixed-membership guard): a caller that must not block hands such a request to a thread first.
      */
     public boolean joinMayBlock(String group) {
+        if (config.isShareGroup(group)) {
+            return shares.prepareMayBlock(group);
+        }
         return guard != GroupGuard.NONE && openMember(group) == null;
     }
 
@@ -227,6 +268,10 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
      *                       of that partition, or no longer holds it
      */
     public void ack(String group, String topic, int partition, long offset) {
+        if (config.isShareGroup(group)) {
+            shares.settle(group, topic, partition, offset, AcknowledgeType.ACCEPT);
+            return;
+        }
         if (!served(group, topic, partition)) {
             throw new PixyException(ErrorKind.ACK_FAILED,
                     "acks channel missing for {" + group + " " + topic + " " + partition + "}");
@@ -261,7 +306,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         for (GroupConsumer g : accepting.values()) {
             n += g.parkedRequests();
         }
-        return n;
+        return n + shares.parkedRequests();
     }
 
     private GroupConsumer member(String group) {
@@ -312,6 +357,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         // The members drain and leave in parallel: one deadline for all of them.
         Duration limit = config.shutdownTimeout().plus(LEAVE_TIMEOUT);
         long deadline = System.nanoTime() + limit.toNanos();
+        shares.close(limit);
         for (GroupConsumer g : members) {
             try {
                 if (!g.awaitDone(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {

@@ -33,7 +33,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Request threads call {@link #park}, {@link #giveUp}, {@link #ack} and {@link #shutdown}; no method blocks on
  * Kafka; only {@link CommitBook#awaitAcks} and {@link FetchBuffer#awaitRefill} wait, and acks are taken meanwhile.
  */
-final class GroupState {
+final class GroupState implements Settler {
 
     final String group;
     final ConsumerConfig config;
@@ -165,7 +165,8 @@ final class GroupState {
     }
 
     /** A request stops waiting: unless a message was handed over at the last moment, it is answered {@code answer}. */
-    void giveUp(String topic, WaitingRequest r, PixyException answer) {
+    @Override
+    public void giveUp(String topic, WaitingRequest r, PixyException answer) {
         locked(() -> {
             TopicState t = topics.get(topic);
             if (!r.result.isDone() && t != null && t.unpark(r)) {
@@ -179,7 +180,8 @@ final class GroupState {
      * it is offered again at once as the same delivery, neither acked nor counted as a redelivery. False when it was
      * acked or handed out again since, or its partition is no longer here (then its new holder offers it).
      */
-    boolean returnOffer(ConsumedMessage m) {
+    @Override
+    public boolean returnOffer(ConsumedMessage m) {
         return locked(() -> {
             PartitionState p = assigned.get(new TopicPartition(m.topic(), m.partition()));
             Instant now = clock.instant();
@@ -197,7 +199,8 @@ final class GroupState {
     }
 
     /** Acks a message of a partition held here, also while closing; false when the partition is not held here. */
-    boolean ack(String topic, int partition, long offset) {
+    @Override
+    public boolean ack(String topic, int partition, long offset) {
         return locked(() -> {
             PartitionState p = assigned.get(new TopicPartition(topic, partition));
             if (p == null) {

@@ -22,18 +22,18 @@ import io.kafkapixy.errors.PixyException;
  */
 public final class PendingConsume {
 
-    private final GroupState group;
+    private final Settler group;
     private final String topic;
     private final WaitingRequest request;
     private final CompletableFuture<ConsumedMessage> result;
     private final AtomicBoolean settled;
 
     /** The request {@code r}, parked in {@code group} for {@code topic}. */
-    PendingConsume(GroupState group, String topic, WaitingRequest r) {
+    PendingConsume(Settler group, String topic, WaitingRequest r) {
         this(group, topic, r, r.result, new AtomicBoolean());
     }
 
-    private PendingConsume(GroupState group, String topic, WaitingRequest request,
+    private PendingConsume(Settler group, String topic, WaitingRequest request,
                            CompletableFuture<ConsumedMessage> result, AtomicBoolean settled) {
         this.group = group;
         this.topic = topic;

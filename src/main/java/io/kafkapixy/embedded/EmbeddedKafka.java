@@ -114,6 +114,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             p.put("share.coordinator.state.topic.replication.factor", "1");
             p.put("share.coordinator.state.topic.min.isr", "1");
             p.put("group.initial.rebalance.delay.ms", "0");
+            // Share groups: record locks from 1 s (tests with short ack timeouts) to an hour (the quick start with
+            // the original's 5 minute ack_timeout); real brokers allow 15 s to 1 minute unless told otherwise.
+            p.put("group.share.min.record.lock.duration.ms", "1000");
+            p.put("group.share.max.record.lock.duration.ms", "3600000");
             p.put("log.cleaner.dedupe.buffer.size", "2097152");
             p.putAll(overrides);
             KafkaConfig config = KafkaConfig.fromProps(p, false);

@@ -19,6 +19,8 @@ public enum ErrorKind {
     DISABLED,
     /** A group with ZooKeeper-coordinated members, which a {@code kafka}-mode instance must not join: 503 / UNAVAILABLE. */
     MIXED_MEMBERSHIP,
+    /** A share group on brokers that do not serve share groups: 503 / UNAVAILABLE, naming the missing feature. */
+    SHARE_GROUPS_UNAVAILABLE,
     /** No message within the long-polling timeout: 408 / NOT_FOUND. */
     LONG_POLL_TIMEOUT,
     /** Too many consume requests queued for a group or group-topic: 429 / RESOURCE_EXHAUSTED. */

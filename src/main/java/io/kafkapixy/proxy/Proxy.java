@@ -17,6 +17,7 @@ import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.zookeeper.MixedMembershipGuard;
 import io.kafkapixy.zookeeper.ZooKeeperMembership;
 import io.kafkapixy.consumer.Consumers;
+import io.kafkapixy.consumer.ShareGroupSetup;
 import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;
@@ -90,8 +91,12 @@ public final class Proxy implements AutoCloseable {
             } else if (config.zooKeeper().named()) {
                 guard = MixedMembershipGuard.connect(config.zooKeeper());
             }
+            ShareGroupSetup shareSetup = config.consumer().usesShareGroups() && !config.consumer().disabled()
+                    ? ShareGroupConfigs.check(name, admin, config.consumer(), adminTimeout(config))
+                    : ShareGroupSetup.NONE;
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
-                    guard == null ? GroupGuard.NONE : guard, metrics.consumers(), limits, Clock.systemUTC());
+                    guard == null ? GroupGuard.NONE : guard, shareSetup, metrics.consumers(), limits,
+                    Clock.systemUTC());
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper,
                     guard);
         } catch (RuntimeException e) {

@@ -132,7 +132,8 @@ class LongPollDeadlineTest {
     private Consumers consumers(java.util.function.Function<String, Consumer<byte[], byte[]>> kafka,
                                 StartGate starts) {
         return new Consumers(config, kafka, new NoCommits(), KafkaMembership.factory(PauseWatch.manual(() -> 0)),
-                GroupGuard.NONE, new MemberRig.Meters(), new InstanceLimits(1_000, 100), clock, deadlines, starts);
+                GroupGuard.NONE, new MemberRig.Meters(), new InstanceLimits(1_000, 100), clock, deadlines, starts,
+                group -> { throw new AssertionError("no share groups here"); }, ShareGroupSetup.NONE);
     }
 
     private void await(CountDownLatch latch) {

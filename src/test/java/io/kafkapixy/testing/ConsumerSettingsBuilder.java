@@ -75,6 +75,12 @@ public final class ConsumerSettingsBuilder {
         return this;
     }
 
+    /** Kafka share groups: the broker keeps acks and redeliveries. */
+    public ConsumerSettingsBuilder shareMembership() {
+        this.membership = ConsumerConfig.Membership.SHARE;
+        return this;
+    }
+
     public ConsumerConfig build() {
         ConsumerConfig d = ConsumerConfig.DEFAULT;
         return d.with(ConsumerConfig.DISABLED, disabled)

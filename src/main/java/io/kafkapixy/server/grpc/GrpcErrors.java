@@ -14,7 +14,7 @@ final class GrpcErrors {
         return switch (e.kind()) {
             case UNKNOWN_CLUSTER, BAD_REQUEST, PRODUCE_UNKNOWN_TOPIC -> Status.Code.INVALID_ARGUMENT;
             case MESSAGE_TOO_LARGE, TOO_MANY_REQUESTS, INSTANCE_FULL -> Status.Code.RESOURCE_EXHAUSTED;
-            case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP -> Status.Code.UNAVAILABLE;
+            case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP, SHARE_GROUPS_UNAVAILABLE -> Status.Code.UNAVAILABLE;
             case LONG_POLL_TIMEOUT, UNKNOWN_TOPIC, TOPIC_NOT_FOUND, CONSUMERS_NOT_FOUND -> Status.Code.NOT_FOUND;
             case GROUP_ACTIVE -> Status.Code.FAILED_PRECONDITION;
             // The original sends the non-standard code 500, which grpc-java cannot send; UNKNOWN carries the same text.

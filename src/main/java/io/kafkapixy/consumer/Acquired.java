@@ -1,0 +1,45 @@
+package io.kafkapixy.consumer;
+
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * A record one share consumer acquired from the broker: waiting for a client, or handed to one, until it is settled
+ * (accepted, released or rejected). The broker holds it for this consumer until {@code lockDeadline}; after that it
+ * may be another's, so it is settled as released here and a client's late ack is refused.
+ *
+ * <p>Mutable fields are guarded by the {@link ShareTopic}'s lock.
+ */
+final class Acquired {
+
+    final ShareWorker holder;
+    final ConsumerRecord<byte[], byte[]> record;
+    final ConsumedMessage message;
+    final Instant lockDeadline;
+    /** How the record is settled; null until it is. */
+    AcknowledgeType settlement;
+    /** Settled because its lock ran out (released by the broker already). */
+    boolean lockExpired;
+    /** Completes once the broker has taken the settlement, or with why it did not. */
+    final CompletableFuture<Void> confirmed = new CompletableFuture<>();
+
+    Acquired(ShareWorker holder, ConsumerRecord<byte[], byte[]> record, Instant lockDeadline) {
+        this.holder = holder;
+        this.record = record;
+        this.lockDeadline = lockDeadline;
+        this.message = new ConsumedMessage(record.topic(), record.partition(), record.offset(), record.key(),
+                record.value(), java.util.List.of(record.headers().toArray()),
+                record.deliveryCount().map(Short::intValue).orElse(1));
+    }
+
+    /** Where the record is, as clients name it in an ack. */
+    Key key() {
+        return new Key(record.partition(), record.offset());
+    }
+
+    record Key(int partition, long offset) {
+    }
+}

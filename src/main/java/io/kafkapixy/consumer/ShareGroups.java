@@ -1,0 +1,196 @@
+package io.kafkapixy.consumer;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.errors.InvalidRecordStateException;
+
+/**
+ * The share groups of one cluster on this instance: a {@link ShareTopic} per group and topic with live requests here,
+ * made by the first request and gone when its consumers have left. The broker keeps what was delivered, acked and
+ * redelivered; this instance keeps only the records out with its clients.
+ *
+ * <p>Thread-safe. Before a group's first share consumer starts here, its settings are made the group's on the
+ * broker ({@link ShareGroupSetup}).
+ */
+final class ShareGroups {
+
+    private static final System.Logger LOG = System.getLogger(ShareGroups.class.getName());
+
+    private record Key(String group, String topic) {
+    }
+
+    private final ConsumerConfig config;
+    private final Function<String, ShareConsumer<byte[], byte[]>> factory;
+    private final ShareGroupSetup setup;
+    private final ConsumerMetrics metrics;
+    private final InstanceLimits limits;
+    private final Clock clock;
+    private final Deadlines deadlines;
+    private final Map<Key, ShareTopic> topics = new ConcurrentHashMap<>();
+    private final Set<String> prepared = ConcurrentHashMap.newKeySet();
+    /** Failures already logged, per group: a broker without share groups is said once, not per request. */
+    private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    private volatile boolean closing;
+
+    ShareGroups(ConsumerConfig config, Function<String, ShareConsumer<byte[], byte[]>> factory, ShareGroupSetup setup,
+                ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines) {
+        this.config = config;
+        this.factory = factory;
+        this.setup = setup;
+        this.metrics = metrics;
+        this.limits = limits;
+        this.clock = clock;
+        this.deadlines = deadlines;
+    }
+
+    /**
+     * Parks a request for a record of {@code topic}, answered {@code long polling timeout} at its deadline. An
+     * auto-ack request's record is accepted once its transport says it was delivered.
+     *
+     * @throws PixyException shutting down, too many requests, or the broker refused the group's settings
+     */
+    PendingConsume consume(String group, String topic, Instant arrival, boolean autoAck, Receiver receiver) {
+        prepare(group);
+        while (true) {
+            if (closing) {
+                throw PixyException.shuttingDown();
+            }
+            ShareTopic t = topics.computeIfAbsent(new Key(group, topic), this::newTopic);
+            WaitingRequest r = t.park(arrival, autoAck, receiver);
+            if (r == null) {
+                continue;
+            }
+            if (!r.result.isDone()) {
+                Deadlines.Timer timer = deadlines.at(r.deadline,
+                        () -> t.giveUp(topic, r, PixyException.longPollTimeout()));
+                r.result.whenComplete((m, e) -> timer.cancel());
+            }
+            ConsumerMetrics.Topic meters = r.meters;
+            return new PendingConsume(t, topic, r).whenComplete((m, e) -> meters.request(
+                    e == null ? ConsumerMetrics.Outcome.MESSAGE
+                            : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
+                            ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
+        }
+    }
+
+    /** Whether a request for {@code group} would first wait for the broker to take the group's settings. */
+    boolean prepareMayBlock(String group) {
+        return !prepared.contains(group);
+    }
+
+    private void prepare(String group) {
+        if (!prepared.contains(group)) {
+            setup.prepare(group);
+            prepared.add(group);
+        }
+    }
+
+    private ShareTopic newTopic(Key k) {
+        InstanceLimits.Slot slot = limits.enterGroup();
+        ShareTopic[] made = new ShareTopic[1];
+        made[0] = new ShareTopic(k.group(), k.topic(), config, clock, metrics.topic(k.group(), k.topic()),
+                t -> new ShareWorker(t, () -> factory.apply(k.group()), config.retryBackoff(), this::failed),
+                () -> {
+                    topics.remove(k, made[0]);
+                    slot.close();
+                });
+        return made[0];
+    }
+
+    private void failed(ShareTopic topic, PixyException answer) {
+        if (logged.add(topic.group + "\n" + answer.getMessage())) {
+            LOG.log(Level.ERROR, "Group {0}: {1}", topic.group, answer.getMessage());
+        }
+    }
+
+    /** Acks quietly (an ack carried by a consume request): dropped unless the record is out from here. */
+    void ackQuietly(String group, String topic, int partition, long offset) {
+        ShareTopic t = topics.get(new Key(group, topic));
+        if (t != null) {
+            t.settle(partition, offset, AcknowledgeType.ACCEPT);
+        }
+    }
+
+    /**
+     * Settles a record this instance handed out, once the broker took it: {@code ACCEPT} for an ack, {@code REJECT}
+     * for "never deliver this again".
+     *
+     * @throws PixyException {@code ACK_FAILED}: {@code acks channel missing ...} when this instance never handed out
+     *                       a message of that partition, {@code ack timeout} when that one is not out from here (its
+     *                       lock ran out, or it was settled already)
+     */
+    void settle(String group, String topic, int partition, long offset, AcknowledgeType how) {
+        ShareTopic t = topics.get(new Key(group, topic));
+        if (t == null || !t.served(partition)) {
+            throw new PixyException(ErrorKind.ACK_FAILED,
+                    "acks channel missing for {" + group + " " + topic + " " + partition + "}");
+        }
+        CompletableFuture<Void> confirmed = t.settle(partition, offset, how);
+        if (confirmed == null) {
+            throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+        }
+        try {
+            confirmed.get(ShareWorker.COMMIT_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof InvalidRecordStateException) {
+                throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+            }
+            throw new PixyException(ErrorKind.ACK_FAILED, String.valueOf(e.getCause().getMessage()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw PixyException.shuttingDown();
+        }
+    }
+
+    int parkedRequests() {
+        int n = 0;
+        for (ShareTopic t : topics.values()) {
+            n += t.parkedRequests();
+        }
+        return n;
+    }
+
+    /**
+     * Answers parked requests 503, releases what no client has, waits (up to {@code shutdown_timeout}) for the acks
+     * of what clients have, then closes every share consumer; waits for that to finish.
+     */
+    void close(Duration limit) {
+        closing = true;
+        List<ShareWorker> workers = new ArrayList<>();
+        for (ShareTopic t : topics.values()) {
+            t.shutdown();
+            workers.addAll(t.workers());
+        }
+        long deadline = System.nanoTime() + limit.toNanos();
+        for (ShareWorker w : workers) {
+            try {
+                if (!w.awaitDone(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
+                    LOG.log(Level.WARNING, "A share consumer did not stop within {0}", limit);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+package io.kafkapixy.consumer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.errors.WakeupException;
+
+/**
+ * The owning thread of one share consumer of a {@link ShareTopic}: it polls one record at a time when the topic asks,
+ * sends the settlements of what it holds, and leaves when the topic lets it go. Its {@code ShareConsumer} is used on
+ * this thread only ({@link #wakeup()} excepted, which kafka-clients allows from any thread).
+ */
+final class ShareWorker {
+
+    private static final System.Logger LOG = System.getLogger(ShareWorker.class.getName());
+    /** How long one poll waits for a record; a shutdown wakes it sooner. */
+    static final Duration POLL_WAIT = Duration.ofMillis(500);
+    /** How long sending settlements (and closing) may take. */
+    static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ShareTopic topic;
+    private final Supplier<ShareConsumer<byte[], byte[]>> factory;
+    private final Duration retryBackoff;
+    /** Told of a failure that stopped the consumer, once per failure (the caller decides what to log). */
+    private final BiConsumer<ShareTopic, PixyException> onFatal;
+    private final Thread thread;
+    private volatile ShareConsumer<byte[], byte[]> consumer;
+    // guarded by the topic's lock
+    final List<Acquired> held = new ArrayList<>();
+    boolean polling;
+    boolean failed;
+    Instant idleSince;
+
+    ShareWorker(ShareTopic topic, Supplier<ShareConsumer<byte[], byte[]>> factory, Duration retryBackoff,
+                BiConsumer<ShareTopic, PixyException> onFatal) {
+        this.topic = topic;
+        this.factory = factory;
+        this.retryBackoff = retryBackoff;
+        this.onFatal = onFatal;
+        this.thread = Thread.ofPlatform().name("share-" + topic.group + "-" + topic.topic).daemon()
+                .unstarted(this::run);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Ends a poll under way (a shutdown). */
+    void wakeup() {
+        ShareConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
+    boolean awaitDone(Duration timeout) throws InterruptedException {
+        return thread.getState() == Thread.State.NEW || thread.join(timeout);
+    }
+
+    private void run() {
+        ShareConsumer<byte[], byte[]> c;
+        try {
+            c = factory.get();
+            c.subscribe(List.of(topic.topic));
+        } catch (RuntimeException e) {
+            fail(e, true);
+            leaveAfterFailure();
+            return;
+        }
+        consumer = c;
+        try {
+            while (true) {
+                ShareTurn turn = topic.nextTurn(this);
+                if (!turn.settle().isEmpty()) {
+                    settle(c, turn.settle());
+                } else if (turn.exit()) {
+                    break;
+                } else if (turn.poll()) {
+                    poll(c);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            try {
+                c.close(COMMIT_TIMEOUT);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Failed to close a share consumer of group " + topic.group, e);
+            }
+        }
+    }
+
+    private void settle(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
+        try {
+            for (Acquired a : records) {
+                c.acknowledge(a.record, a.settlement);
+            }
+            Map<TopicIdPartition, Optional<KafkaException>> results = c.commitSync(COMMIT_TIMEOUT);
+            topic.confirmed(records, results);
+        } catch (WakeupException e) {
+            // a shutdown: the settlements go with the close
+            topic.unconfirmed(records, e);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Group {0}: settling {1} records failed: {2}", topic.group,
+                    records.size(), e.getMessage());
+            topic.unconfirmed(records, e);
+        }
+    }
+
+    private void poll(ShareConsumer<byte[], byte[]> c) {
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = c.poll(POLL_WAIT);
+        } catch (WakeupException e) {
+            records = ConsumerRecords.empty();
+        } catch (RetriableException | InterruptException e) {
+            fail(e, false);
+            sleep(retryBackoff);
+            return;
+        } catch (RuntimeException e) {
+            fail(e, true);
+            return;
+        }
+        topic.acquired(this, records, c.acquisitionLockTimeoutMs());
+    }
+
+    private void fail(RuntimeException e, boolean fatal) {
+        PixyException answer = answer(topic, e);
+        if (fatal) {
+            onFatal.accept(topic, answer);
+        } else {
+            LOG.log(System.Logger.Level.WARNING, "Group {0}: {1}; retrying in {2}", topic.group, e.getMessage(),
+                    retryBackoff);
+        }
+        topic.failed(this, answer, fatal);
+    }
+
+    /** A consumer that could not even start: it leaves the pool at once. */
+    private void leaveAfterFailure() {
+        try {
+            while (!topic.nextTurn(this).exit()) {
+                // a worker that failed is let go on its first turn
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What a parked request is answered when the consumer fails with {@code e}. */
+    static PixyException answer(ShareTopic topic, RuntimeException e) {
+        if (e instanceof UnsupportedVersionException) {
+            return new PixyException(ErrorKind.SHARE_GROUPS_UNAVAILABLE, "share groups are not available on this "
+                    + "cluster's brokers (they need Kafka 4.1 or later with the share.version feature on): "
+                    + e.getMessage());
+        }
+        return new PixyException(ErrorKind.INTERNAL, "share consumer of group " + topic.group + " failed: "
+                + e.getMessage());
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

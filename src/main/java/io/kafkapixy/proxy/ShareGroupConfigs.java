@@ -1,0 +1,149 @@
+package io.kafkapixy.proxy;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.config.Durations;
+import io.kafkapixy.consumer.ShareGroupSetup;
+import io.kafkapixy.errors.ErrorKind;
+import io.kafkapixy.errors.PixyException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
+import org.apache.kafka.clients.admin.AlterConfigsOptions;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+
+/**
+ * The proxy's consumer settings as share groups' own: {@code ack_timeout} is a group's record lock duration, and
+ * {@code max_retries} its delivery count limit (deliveries, so retries + 1; no limit, -1, is the brokers' largest).
+ * At start-up the brokers' bounds for both are read and a value outside them stops the start, naming both; a broker
+ * that has no such bounds (older than Kafka 4.1) is not checked, and its share groups fail at their first use.
+ */
+final class ShareGroupConfigs implements ShareGroupSetup {
+
+    static final String LOCK_DURATION = "share.record.lock.duration.ms";
+    static final String DELIVERY_LIMIT = "share.delivery.count.limit";
+    static final String MIN_LOCK = "group.share.min.record.lock.duration.ms";
+    static final String MAX_LOCK = "group.share.max.record.lock.duration.ms";
+    static final String MIN_DELIVERIES = "group.share.min.delivery.count.limit";
+    static final String MAX_DELIVERIES = "group.share.max.delivery.count.limit";
+
+    private final Admin admin;
+    private final Duration timeout;
+    private final List<AlterConfigOp> settings;
+
+    private ShareGroupConfigs(Admin admin, Duration timeout, List<AlterConfigOp> settings) {
+        this.admin = admin;
+        this.timeout = timeout;
+        this.settings = settings;
+    }
+
+    /**
+     * Reads the brokers' bounds and checks {@code c} against them.
+     *
+     * @throws IllegalStateException a value outside the brokers' bounds, or the brokers could not be asked
+     */
+    static ShareGroupConfigs check(String cluster, Admin admin, ConsumerConfig c, Duration timeout) {
+        Map<String, String> broker = brokerConfig(cluster, admin, timeout);
+        long lockMs = c.ackTimeout().toMillis();
+        Optional<Long> minLock = number(broker, MIN_LOCK);
+        Optional<Long> maxLock = number(broker, MAX_LOCK);
+        if (minLock.isPresent() && maxLock.isPresent() && (lockMs < minLock.get() || lockMs > maxLock.get())) {
+            throw new IllegalStateException("proxies." + cluster + ".consumer.ack_timeout "
+                    + Durations.format(c.ackTimeout()) + " is outside the share group record lock durations the "
+                    + "brokers allow, " + Durations.format(Duration.ofMillis(minLock.get())) + " to "
+                    + Durations.format(Duration.ofMillis(maxLock.get())) + " (" + MIN_LOCK + ", " + MAX_LOCK + ")");
+        }
+        Optional<Long> minDeliveries = number(broker, MIN_DELIVERIES);
+        Optional<Long> maxDeliveries = number(broker, MAX_DELIVERIES);
+        Long deliveries = c.maxRetries() < 0 ? maxDeliveries.orElse(null) : Long.valueOf(c.maxRetries() + 1L);
+        if (deliveries != null && minDeliveries.isPresent() && maxDeliveries.isPresent()
+            && (deliveries < minDeliveries.get() || deliveries > maxDeliveries.get())) {
+            throw new IllegalStateException("proxies." + cluster + ".consumer.max_retries " + c.maxRetries()
+                    + " makes a share group delivery count limit of " + deliveries + " (retries + 1), outside the "
+                    + minDeliveries.get() + " to " + maxDeliveries.get() + " the brokers allow (" + MIN_DELIVERIES
+                    + ", " + MAX_DELIVERIES + ")");
+        }
+        List<AlterConfigOp> ops = new java.util.ArrayList<>();
+        ops.add(set(LOCK_DURATION, String.valueOf(lockMs)));
+        if (deliveries != null) {
+            ops.add(set(DELIVERY_LIMIT, String.valueOf(deliveries)));
+        }
+        return new ShareGroupConfigs(admin, timeout, List.copyOf(ops));
+    }
+
+    @Override
+    public void prepare(String group) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        try {
+            admin.incrementalAlterConfigs(Map.of(resource, settings),
+                            new AlterConfigsOptions().timeoutMs((int) timeout.toMillis()))
+                    .all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof UnsupportedVersionException) {
+                throw new PixyException(ErrorKind.SHARE_GROUPS_UNAVAILABLE, "share groups are not available on this "
+                        + "cluster's brokers (they need Kafka 4.1 or later with the share.version feature on): "
+                        + cause.getMessage());
+            }
+            throw new PixyException(ErrorKind.INTERNAL, "failed to set up share group " + group + ": "
+                    + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new PixyException(ErrorKind.INTERNAL, "failed to set up share group " + group + ": no answer within "
+                    + Durations.format(timeout));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw PixyException.shuttingDown();
+        }
+    }
+
+    private static AlterConfigOp set(String name, String value) {
+        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
+    }
+
+    private static Map<String, String> brokerConfig(String cluster, Admin admin, Duration timeout) {
+        try {
+            Collection<Node> nodes = admin.describeCluster().nodes().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (nodes.isEmpty()) {
+                return Map.of();
+            }
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER,
+                    String.valueOf(nodes.iterator().next().id()));
+            Config config = admin.describeConfigs(List.of(broker),
+                            new DescribeConfigsOptions().timeoutMs((int) timeout.toMillis()))
+                    .all().get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(broker);
+            Map<String, String> values = new java.util.HashMap<>();
+            for (ConfigEntry e : config.entries()) {
+                if (e.value() != null) {
+                    values.put(e.name(), e.value());
+                }
+            }
+            return values;
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("failed to spawn proxy, name=" + cluster + ": could not read the brokers' "
+                    + "share group bounds: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static Optional<Long> number(Map<String, String> config, String name) {
+        try {
+            return Optional.ofNullable(config.get(name)).map(Long::parseLong);
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.kafkapixy.server;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.kafkapixy.Application;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonObject;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Test;
+
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Share groups ({@code membership: share}) over REST on the real broker: the broker keeps acks and redeliveries, so
+ * what the proxy answers is checked against the group's state read with a plain Admin client.
+ */
+class ShareGroupTest {
+
+    private final TestKafka kafka = TestKafka.get();
+    private final String topic = TestKafka.uniqueTopic("share");
+    private final String group = TestKafka.uniqueTopic("sgroup");
+
+    @Test
+    void anAckedMessageIsAcceptedAtTheBrokerAndNotDeliveredAgain() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        for (int i = 0; i < 3; i++) {
+            kafka.produce(topic, 0, null, "m" + i);
+        }
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-a",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(5))))) {
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                JsonObject m = take(pixy, "&noAck");
+                values.add(value(m));
+                HttpResponse<String> ack = pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition="
+                        + m.getInt("partition") + "&offset=" + m.getJsonNumber("offset"), "text/plain", "");
+                assertEquals(200, ack.statusCode(), ack.body());
+                assertTrue(object(ack.body()).isEmpty(), ack.body());
+            }
+            assertEquals(List.of("m0", "m1", "m2"), values);
+
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the broker took every ack", () -> settled(group, 3));
+            assertEquals(408, pixy.get(messages("")).statusCode(), "nothing is delivered again");
+            HttpResponse<String> again = pixy.post("/topics/" + topic + "/acks?group=" + group
+                    + "&partition=0&offset=0", "text/plain", "");
+            assertEquals(500, again.statusCode());
+            assertEquals("ack timeout", object(again.body()).getString("error"), "a settled record is not out");
+        }
+    }
+
+    @Test
+    void anUnackedMessageComesBackWhenItsLockRunsOutAndALateAckIsRefused() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "slow");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-b",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofSeconds(2))
+                        .longPollingTimeout(Duration.ofSeconds(5))))) {
+            JsonObject first = take(pixy, "&noAck");
+            assertEquals("slow", value(first));
+            assertFalse(settled(group, 1), "a record out with a client is not settled: " + shareOffsets(group));
+            assertEquals(2000, Long.parseLong(groupConfig(group, "share.record.lock.duration.ms")),
+                    "ack_timeout is the group's record lock duration");
+
+            JsonObject second = take(pixy, "");
+            assertEquals("slow", value(second), "offered again once its lock ran out");
+            assertEquals(first.getJsonNumber("offset"), second.getJsonNumber("offset"));
+            TestKafka.Waits.until(Duration.ofSeconds(30), "auto-ack accepted at the broker", () -> settled(group, 1));
+        }
+    }
+
+    @Test
+    void eightSlowClientsOnOnePartitionShareItAndEveryMessageIsAcceptedOnce() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        int n = 160;
+        for (int i = 0; i < n; i++) {
+            kafka.produce(topic, 0, null, "v" + i);
+        }
+        Map<String, Integer> accepted = new ConcurrentHashMap<>();
+        Set<Integer> clientsServed = ConcurrentHashMap.newKeySet();
+        AtomicInteger out = new AtomicInteger();
+        AtomicInteger mostOutAtOnce = new AtomicInteger();
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-c",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(2))));
+             ExecutorService clients = Executors.newFixedThreadPool(8)) {
+            List<Future<?>> done = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            for (int c = 0; c < 8; c++) {
+                int client = c;
+                done.add(clients.submit(() -> {
+                    while (accepted.size() < n && System.nanoTime() < deadline) {
+                        HttpResponse<String> rs = pixy.get(messages("&noAck"));
+                        if (rs.statusCode() != 200) {
+                            continue;
+                        }
+                        mostOutAtOnce.accumulateAndGet(out.incrementAndGet(), Math::max);
+                        JsonObject m = object(rs.body());
+                        sleep(50);
+                        out.decrementAndGet();
+                        HttpResponse<String> ack = pixy.post("/topics/" + topic + "/acks?group=" + group
+                                + "&partition=0&offset=" + m.getJsonNumber("offset"), "text/plain", "");
+                        assertEquals(200, ack.statusCode(), ack.body());
+                        accepted.merge(value(m), 1, Integer::sum);
+                        clientsServed.add(client);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(180, TimeUnit.SECONDS);
+            }
+        }
+        Set<String> missing = new java.util.TreeSet<>();
+        for (int i = 0; i < n; i++) {
+            if (!accepted.containsKey("v" + i)) {
+                missing.add("v" + i);
+            }
+        }
+        assertEquals(Set.of(), missing, "every message accepted; " + shareOffsets(group));
+        assertTrue(accepted.values().stream().allMatch(count -> count == 1), "none accepted twice: " + accepted);
+        assertEquals(8, clientsServed.size(), "every client was served");
+        assertTrue(mostOutAtOnce.get() >= 5, "the clients held messages at once: at most " + mostOutAtOnce.get());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the broker took every ack", () -> settled(group, n));
+    }
+
+    @Test
+    void aGroupIdOfAClassicGroupIsRefusedWithTheBrokersReason() {
+        kafka.createTopic(topic, 1);
+        kafka.commit(group, topic, 0, 0, "");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-d",
+                ConsumerSettingsBuilder.fast().shareMembership()))) {
+            HttpResponse<String> rs = pixy.get(messages(""));
+            assertEquals(500, rs.statusCode(), rs.body());
+            assertTrue(object(rs.body()).getString("error").contains("is not a share group"), rs.body());
+        }
+    }
+
+    @Test
+    void anAckTimeoutOutsideTheBrokersLockBoundsStopsTheStartNamingBoth() {
+        var config = RunningPixy.config(kafka.bootstrap(), "share-e",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofHours(2)));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Application.start(config).close());
+        String text = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : e.getCause().getMessage());
+        assertTrue(text.contains("consumer.ack_timeout 2h0m0s is outside the share group record lock durations the "
+                                 + "brokers allow, 1s to 1h0m0s"), text);
+    }
+
+    private JsonObject take(RunningPixy pixy, String flags) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> rs = pixy.get(messages(flags));
+            if (rs.statusCode() == 200) {
+                return object(rs.body());
+            }
+            assertEquals(408, rs.statusCode(), rs.body());
+        }
+        throw new AssertionError("no message in 60 s");
+    }
+
+    private String messages(String flags) {
+        return "/topics/" + topic + "/messages?group=" + group + flags;
+    }
+
+    /** A new share group starts at the newest record, as the original's groups do; these tests read from the oldest. */
+    private void startAtTheOldest(String g) throws Exception {
+        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, g),
+                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+    }
+
+    private String groupConfig(String g, String name) throws Exception {
+        ConfigResource r = new ConfigResource(ConfigResource.Type.GROUP, g);
+        return kafka.admin().describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r).get(name).value();
+    }
+
+    /**
+     * Whether every record of the topic's one partition up to {@code end} is settled at the broker: nothing left to
+     * deliver (the group's start offset moves up to them lazily, at the partition's next fetch).
+     */
+    private boolean settled(String g, long end) {
+        SharePartitionOffsetInfo state = shareOffsets(g).get(new TopicPartition(topic, 0));
+        return state != null && state.lag().orElse(-1L) == 0 && kafka.endOffsets(topic, 1).get(0) == end;
+    }
+
+    private Map<TopicPartition, SharePartitionOffsetInfo> shareOffsets(String g) {
+        try {
+            return kafka.admin().listShareGroupOffsets(Map.of(g, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(g).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String value(JsonObject m) {
+        return new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
