@@ -13,12 +13,20 @@ public interface ConsumerMetrics {
 
     /**
      * The meters of one group's topic on this instance, for one holder (a member's topic state): members of the same
-     * group share them, and they go when every holder has called {@link Topic#remove()}.
+     * group share them, and they go when every holder has called {@link Topic#remove()}. {@code mode} is how the
+     * group is coordinated: {@code kafka}, {@code zookeeper} or {@code share}.
      */
-    Topic topic(String group, String topic);
+    Topic topic(String group, String topic, String mode);
 
     /** This instance's partitions of {@code group} changed (assigned, revoked or lost). */
     void rebalanced(String group);
+
+    /** A client rejected a message of a classic group's topic: acked, and counted apart from the acks. */
+    default void rejected(String group, String topic, String mode) {
+        Topic t = topic(group, topic, mode);
+        t.rejected();
+        t.remove();
+    }
 
     /** No member of {@code group} is left on this instance: its group-level meters go. */
     default void groupGone(String group) {
@@ -76,6 +84,23 @@ public interface ConsumerMetrics {
 
         /** A message handed to a request whose client was gone came back, offered again at once. */
         void returned();
+
+        /** A client rejected a message: never to be delivered again (share groups), or acked and counted here. */
+        default void rejected() {
+        }
+
+        /** Share groups: a message was released to the broker, to be delivered again (a nack, a shutdown). */
+        default void released() {
+        }
+
+        /** Share groups: a message's record lock ran out before its ack; the broker delivers it again. */
+        default void lockExpired() {
+        }
+
+        /** A message was handed out for its {@code attempt}-th delivery, 2 or more. */
+        default void redeliveredAt(int attempt) {
+            redelivered();
+        }
 
         /**
          * A snapshot from the owning thread: requests parked, messages offered and not acked, and how far the

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -237,6 +238,15 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
     }
 
     @Override
+    public void rejected(String group, String topic) {
+        metrics.rejected(group, topic, classicMode());
+    }
+
+    private String classicMode() {
+        return config.membership() == ConsumerConfig.Membership.ZOOKEEPER ? "zookeeper" : "kafka";
+    }
+
+    @Override
     public void markServed(String group, String topic, int partition) {
         Members members = live.get(group);
         if (members != null) {
@@ -268,10 +278,35 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
      *                       of that partition, or no longer holds it
      */
     public void ack(String group, String topic, int partition, long offset) {
-        if (config.isShareGroup(group)) {
-            shares.settle(group, topic, partition, offset, AcknowledgeType.ACCEPT);
-            return;
+        try {
+            settle(group, topic, partition, offset, Settlement.ACK).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw PendingConsume.failure(e);
         }
+    }
+
+    /**
+     * Settles a message this instance returned: an ack, or a reject ({@link Settlement}). Completes at once except in
+     * share groups, where it completes when the broker took it; it fails with a {@link PixyException} as
+     * {@link #ack} throws. Never blocks.
+     */
+    public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
+        if (config.isShareGroup(group)) {
+            return shares.settle(group, topic, partition, offset,
+                    how == Settlement.ACK ? AcknowledgeType.ACCEPT : AcknowledgeType.REJECT);
+        }
+        try {
+            ackClassic(group, topic, partition, offset);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (how == Settlement.REJECT) {
+            metrics.rejected(group, topic, classicMode());
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void ackClassic(String group, String topic, int partition, long offset) {
         if (!served(group, topic, partition)) {
             throw new PixyException(ErrorKind.ACK_FAILED,
                     "acks channel missing for {" + group + " " + topic + " " + partition + "}");

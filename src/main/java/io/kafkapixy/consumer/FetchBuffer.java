@@ -87,7 +87,7 @@ final class FetchBuffer {
             states.forEach((tp, p) -> {
                 state.assigned.put(tp, p);
                 state.topics.computeIfAbsent(tp.topic(), name -> {
-                    TopicState t = new TopicState(name, now, state.metrics.topic(state.group, name));
+                    TopicState t = new TopicState(name, now, state.metrics.topic(state.group, name, state.mode()));
                     t.expire();
                     return t;
                 }).add(p);

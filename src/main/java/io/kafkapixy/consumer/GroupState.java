@@ -67,6 +67,11 @@ final class GroupState implements Settler {
         return group;
     }
 
+    /** The mode label of the group's meters. */
+    String mode() {
+        return config.membership() == ConsumerConfig.Membership.ZOOKEEPER ? "zookeeper" : "kafka";
+    }
+
     <T> T locked(Supplier<T> action) {
         lock.lock();
         try {
@@ -131,7 +136,7 @@ final class GroupState implements Settler {
     TopicState subscribed(String topic, Instant now) {
         TopicState t = topics.get(topic);
         if (t == null) {
-            t = new TopicState(topic, now, metrics.topic(group, topic));
+            t = new TopicState(topic, now, metrics.topic(group, topic, mode()));
             topics.put(topic, t);
             // a topic to subscribe to: the owning thread should not sit out its wait
             fetches.wakeOwner();

@@ -54,6 +54,9 @@ public final class MessageStream {
 
         /** Acks a message of a partition another member here may still hold; false when none does. */
         boolean ackHeld(String group, String topic, int partition, long offset);
+
+        /** A client rejected a message of the group's topic, taken as an ack: counted apart. */
+        void rejected(String group, String topic);
     }
 
     /** What an ended stream leaves to give back: taken and never sent, and held (sent, not acked or nacked). */
@@ -115,6 +118,22 @@ public final class MessageStream {
         for (Ack a : result.elsewhere()) {
             // a partition this member gave up may be held by another member here that is still leaving
             if (!owner.ackHeld(group, a.topic(), a.partition(), a.offset())) {
+                notHeld++;
+            }
+        }
+        return notHeld;
+    }
+
+    /**
+     * Rejects messages ("never deliver this again"): acked as {@link #ack} does, and counted apart. Returns how many
+     * were not taken.
+     */
+    public int reject(List<Ack> rejects) {
+        int notHeld = 0;
+        for (Ack r : rejects) {
+            if (ack(List.of(r)) == 0) {
+                owner.rejected(group, r.topic());
+            } else {
                 notHeld++;
             }
         }

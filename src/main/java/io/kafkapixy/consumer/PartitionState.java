@@ -130,7 +130,7 @@ final class PartitionState {
             if (record != null) {
                 if (attempt > 1) {
                     // a first delivery that never reached its client comes back as attempt 1: not a redelivery
-                    metrics.redelivered();
+                    metrics.redeliveredAt(attempt);
                 }
                 return message(record, attempt);
             }

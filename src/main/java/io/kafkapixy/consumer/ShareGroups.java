@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -106,7 +105,7 @@ final class ShareGroups {
     private ShareTopic newTopic(Key k) {
         InstanceLimits.Slot slot = limits.enterGroup();
         ShareTopic[] made = new ShareTopic[1];
-        made[0] = new ShareTopic(k.group(), k.topic(), config, clock, metrics.topic(k.group(), k.topic()),
+        made[0] = new ShareTopic(k.group(), k.topic(), config, clock, metrics.topic(k.group(), k.topic(), "share"),
                 t -> new ShareWorker(t, () -> factory.apply(k.group()), config.retryBackoff(), this::failed),
                 () -> {
                     topics.remove(k, made[0]);
@@ -130,36 +129,36 @@ final class ShareGroups {
     }
 
     /**
-     * Settles a record this instance handed out, once the broker took it: {@code ACCEPT} for an ack, {@code REJECT}
-     * for "never deliver this again".
-     *
-     * @throws PixyException {@code ACK_FAILED}: {@code acks channel missing ...} when this instance never handed out
-     *                       a message of that partition, {@code ack timeout} when that one is not out from here (its
-     *                       lock ran out, or it was settled already)
+     * Settles a record this instance handed out: {@code ACCEPT} for an ack, {@code REJECT} for "never deliver this
+     * again". Completes once the broker took it, or with a {@link PixyException}: {@code ACK_FAILED} with
+     * {@code acks channel missing ...} when this instance never handed out a message of that partition, {@code ack
+     * timeout} when that one is not out from here (its lock ran out, or it was settled already) or the broker found
+     * its lock gone.
      */
-    void settle(String group, String topic, int partition, long offset, AcknowledgeType how) {
+    CompletableFuture<Void> settle(String group, String topic, int partition, long offset, AcknowledgeType how) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t == null || !t.served(partition)) {
-            throw new PixyException(ErrorKind.ACK_FAILED,
-                    "acks channel missing for {" + group + " " + topic + " " + partition + "}");
+            return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED,
+                    "acks channel missing for {" + group + " " + topic + " " + partition + "}"));
         }
         CompletableFuture<Void> confirmed = t.settle(partition, offset, how);
         if (confirmed == null) {
-            throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+            return CompletableFuture.failedFuture(ackTimeout());
         }
-        try {
-            confirmed.get(ShareWorker.COMMIT_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof InvalidRecordStateException) {
-                throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
-            }
-            throw new PixyException(ErrorKind.ACK_FAILED, String.valueOf(e.getCause().getMessage()), e.getCause());
-        } catch (TimeoutException e) {
-            throw new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw PixyException.shuttingDown();
-        }
+        return confirmed.orTimeout(ShareWorker.COMMIT_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS)
+                .exceptionallyCompose(e -> {
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    return CompletableFuture.failedFuture(
+                            cause instanceof InvalidRecordStateException || cause instanceof TimeoutException
+                                    ? ackTimeout()
+                                    : new PixyException(ErrorKind.ACK_FAILED, String.valueOf(cause.getMessage()),
+                                    cause));
+                });
+    }
+
+    private static PixyException ackTimeout() {
+        return new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
     }
 
     int parkedRequests() {

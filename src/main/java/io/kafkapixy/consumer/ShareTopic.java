@@ -287,6 +287,9 @@ final class ShareTopic implements Settler {
                 a.lockExpired = expired;
                 out.remove(a.key());
                 unhanded.remove(a);
+                if (expired) {
+                    meters.lockExpired();
+                }
             }
         }
     }
@@ -330,6 +333,10 @@ final class ShareTopic implements Settler {
                 a.confirmed.complete(null);
                 if (a.settlement == AcknowledgeType.ACCEPT) {
                     meters.acked();
+                } else if (a.settlement == AcknowledgeType.REJECT) {
+                    meters.rejected();
+                } else if (!a.lockExpired) {
+                    meters.released();
                 }
             }
         }
@@ -380,7 +387,7 @@ final class ShareTopic implements Settler {
             out.put(a.key(), a);
             served.add(a.record.partition());
             if (a.message.attempt() > 1) {
-                meters.redelivered();
+                meters.redeliveredAt(a.message.attempt());
             }
             r.result.complete(a.message);
         }

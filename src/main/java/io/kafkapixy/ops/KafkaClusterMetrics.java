@@ -63,9 +63,9 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
     }
 
     @Override
-    public Topic topic(String group, String topic) {
-        return groupTopics.compute(List.of(group, topic), (k, current) -> {
-            GroupTopic t = current == null ? new GroupTopic(group, topic) : current;
+    public Topic topic(String group, String topic, String mode) {
+        return groupTopics.compute(List.of(group, topic, mode), (k, current) -> {
+            GroupTopic t = current == null ? new GroupTopic(group, topic, mode) : current;
             t.holders++;
             return t;
         });
@@ -117,6 +117,10 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private final Counter redeliveries;
         private final Counter dropped;
         private final Counter returned;
+        private final Counter rejects;
+        private final Counter releases;
+        private final Counter lockExpiries;
+        private final io.helidon.metrics.api.DistributionSummary deliveryCounts;
         private final Gauge<Integer> parkedGauge;
         private final Gauge<Integer> unackedGauge;
         private final Gauge<Long> lagGauge;
@@ -124,16 +128,27 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private volatile int unacked;
         private volatile long lag;
 
-        GroupTopic(String group, String topic) {
-            key = List.of(group, topic);
-            Tag[] tags = {clusterTag(), Tag.create("group", group), Tag.create("topic", topic)};
+        GroupTopic(String group, String topic, String mode) {
+            key = List.of(group, topic, mode);
+            Tag[] tags = {clusterTag(), Tag.create("group", group), Tag.create("topic", topic),
+                Tag.create("mode", mode)};
             for (Outcome o : Outcome.values()) {
                 Tag[] withOutcome = java.util.Arrays.copyOf(tags, tags.length + 1);
                 withOutcome[tags.length] = Tag.create("outcome", o.name().toLowerCase());
                 requests.put(o, metrics.counter("kafkapixy.consume.requests", "Consume requests by outcome",
                         withOutcome));
             }
-            acks = metrics.counter("kafkapixy.consume.acks", "Acks that changed what is acked", tags);
+            acks = metrics.counter("kafkapixy.consume.acks",
+                    "Acks that changed what is acked, rejects included (share groups: records accepted at the broker)",
+                    tags);
+            rejects = metrics.counter("kafkapixy.consume.rejects", "Messages clients rejected (share groups: "
+                    + "archived at the broker; the other modes ack them, and count them in acks too)", tags);
+            releases = metrics.counter("kafkapixy.consume.releases", "Share groups: messages released to the broker "
+                    + "to be delivered again (a nack, no client left to take it, a shutdown)", tags);
+            lockExpiries = metrics.counter("kafkapixy.consume.lock.expiries",
+                    "Share groups: messages whose record lock (ack_timeout) ran out before their ack", tags);
+            deliveryCounts = metrics.summary("kafkapixy.consume.redelivery.attempts",
+                    "The delivery number of each message delivered again (2 for the first redelivery)", tags);
             redeliveries = metrics.counter("kafkapixy.consume.redeliveries",
                     "Messages offered again because their ack did not come within ack_timeout", tags);
             dropped = metrics.counter("kafkapixy.consume.dropped",
@@ -176,6 +191,27 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         }
 
         @Override
+        public void rejected() {
+            rejects.increment();
+        }
+
+        @Override
+        public void released() {
+            releases.increment();
+        }
+
+        @Override
+        public void lockExpired() {
+            lockExpiries.increment();
+        }
+
+        @Override
+        public void redeliveredAt(int attempt) {
+            redeliveries.increment();
+            deliveryCounts.record(attempt);
+        }
+
+        @Override
         public void returned() {
             returned.increment();
         }
@@ -200,7 +236,8 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             });
             if (last[0]) {
                 List<Meter> meters = new java.util.ArrayList<>(requests.values());
-                meters.addAll(List.of(acks, redeliveries, dropped, returned, parkedGauge, unackedGauge, lagGauge));
+                meters.addAll(List.of(acks, redeliveries, dropped, returned, rejects, releases, lockExpiries,
+                        deliveryCounts, parkedGauge, unackedGauge, lagGauge));
                 meters.forEach(metrics::remove);
             }
         }

@@ -7,6 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import io.helidon.metrics.api.Counter;
+import io.helidon.metrics.api.DistributionStatisticsConfig;
+import io.helidon.metrics.api.DistributionSummary;
 import io.helidon.metrics.api.Gauge;
 import io.helidon.metrics.api.Meter;
 import io.helidon.metrics.api.MeterRegistry;
@@ -94,6 +96,14 @@ public final class PixyMetrics implements AutoCloseable {
                 .baseUnit(Meter.BaseUnits.SECONDS).buckets(LATENCY_BUCKETS)
                 // buckets only: Helidon's default client-side percentiles would put quantile series in a histogram
                 .percentiles(new double[0])
+                .tags(List.of(tags))));
+    }
+
+    /** Whole-number observations (attempts), with buckets 2 to 10 and beyond: no quantile series. */
+    DistributionSummary summary(String name, String description, Tag... tags) {
+        return track(registry.getOrCreate(DistributionSummary.builder(name).description(description).scope(SCOPE)
+                .distributionStatisticsConfig(DistributionStatisticsConfig.builder()
+                        .buckets(2, 3, 4, 5, 6, 8, 10, 20).percentiles(new double[0]))
                 .tags(List.of(tags))));
     }
 

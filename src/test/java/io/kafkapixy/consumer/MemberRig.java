@@ -191,7 +191,7 @@ final class MemberRig {
         final AtomicInteger returns = new AtomicInteger();
 
         @Override
-        public Topic topic(String group, String topic) {
+        public Topic topic(String group, String topic, String mode) {
             return new Topic() {
                 @Override
                 public void request(Outcome outcome) {

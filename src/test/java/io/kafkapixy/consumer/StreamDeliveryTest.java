@@ -32,6 +32,7 @@ class StreamDeliveryTest {
     private final MemberRig rig = new MemberRig(ConsumerSettingsBuilder.fast().ackTimeout(ACK_TIMEOUT).build());
     private final Sink sink = new Sink();
     private final List<String> served = new ArrayList<>();
+    private final List<String> rejected = new ArrayList<>();
     private final MessageStream stream = new MessageStream(new MessageStream.Owner() {
         @Override
         public void markServed(String group, String topic, int partition) {
@@ -41,6 +42,11 @@ class StreamDeliveryTest {
         @Override
         public boolean ackHeld(String group, String topic, int partition, long offset) {
             return false;
+        }
+
+        @Override
+        public void rejected(String group, String topic) {
+            rejected.add(topic);
         }
     }, MemberRig.GROUP, List.of(TOPIC), MAX_CREDITS, sink);
 
@@ -79,6 +85,21 @@ class StreamDeliveryTest {
         assertEquals(0, locked(stream::heldCount));
         assertEquals(1, rig.state.commits.changedOffsets().get(tp(0)).offset(), "acked, so committable");
         assertEquals(1, stream.ack(List.of(new MessageStream.Ack(TOPIC, 0, 0))), "a second ack is not taken");
+    }
+
+    @Test
+    void aRejectedMessageIsAckedAndCountedApart() {
+        stream.credit(1);
+        rig.fetchable(tp(0), 0);
+        rig.loop.step();
+
+        assertEquals(0, stream.reject(List.of(new MessageStream.Ack(TOPIC, 0, 0))));
+
+        assertEquals(0, locked(stream::heldCount));
+        assertEquals(1, rig.state.commits.changedOffsets().get(tp(0)).offset(), "acked, so committable");
+        assertEquals(List.of(TOPIC), rejected);
+        assertEquals(1, stream.reject(List.of(new MessageStream.Ack(TOPIC, 0, 0))), "not held any more");
+        assertEquals(List.of(TOPIC), rejected, "counted once");
     }
 
     @Test

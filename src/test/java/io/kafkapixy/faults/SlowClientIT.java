@@ -83,7 +83,7 @@ class SlowClientIT {
             Scrape metrics = Scrape.parse(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + pixy.rest() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body());
-            String[] labels = {"cluster", "pixy", "group", group, "topic", topic};
+            String[] labels = {"cluster", "pixy", "group", group, "topic", topic, "mode", "kafka"};
             assertEquals(MESSAGES * MAX_RETRIES, metrics.value("kafkapixy_consume_redeliveries_total", labels));
             assertEquals(MESSAGES, metrics.value("kafkapixy_consume_dropped_total", labels));
         }

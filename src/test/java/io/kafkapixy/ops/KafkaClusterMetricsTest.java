@@ -23,8 +23,8 @@ class KafkaClusterMetricsTest {
 
     @Test
     void aLeavingMemberDoesNotTakeTheSeriesOfTheMemberThatReplacesIt() {
-        ConsumerMetrics.Topic leaving = consumers.topic(group, "t");
-        ConsumerMetrics.Topic joining = consumers.topic(group, "t");
+        ConsumerMetrics.Topic leaving = consumers.topic(group, "t", "kafka");
+        ConsumerMetrics.Topic joining = consumers.topic(group, "t", "kafka");
         joining.acked();
 
         leaving.remove();
@@ -37,7 +37,7 @@ class KafkaClusterMetricsTest {
 
     @Test
     void everyOutcomeSeriesExistsFromTheStartAndGoesWithTheTopic() {
-        ConsumerMetrics.Topic t = consumers.topic(group, "t");
+        ConsumerMetrics.Topic t = consumers.topic(group, "t", "kafka");
         for (ConsumerMetrics.Outcome o : ConsumerMetrics.Outcome.values()) {
             assertTrue(metrics.registry().counter("kafkapixy.consume.requests", tags(o)).isPresent(), o.name());
         }
@@ -62,18 +62,18 @@ class KafkaClusterMetricsTest {
     }
 
     private Iterable<io.helidon.metrics.api.Tag> tags(ConsumerMetrics.Outcome o) {
-        return io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t", "outcome",
+        return io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t", "mode", "kafka", "outcome",
                 o.name().toLowerCase());
     }
 
     private double acks() {
         return metrics.registry().counter("kafkapixy.consume.acks",
-                io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t"))
+                io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t", "mode", "kafka"))
                 .orElseThrow().count();
     }
 
     private boolean exposed() {
         return metrics.registry().counter("kafkapixy.consume.acks",
-                io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t")).isPresent();
+                io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t", "mode", "kafka")).isPresent();
     }
 }

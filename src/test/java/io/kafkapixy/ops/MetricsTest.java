@@ -109,6 +109,8 @@ class MetricsTest {
 
             assertEquals(second, offset(pixy.get(messages() + "&noAck")));
             assertEquals(1, scrape(pixy).value("kafkapixy_consume_redeliveries_total", groupTopic()));
+            assertEquals(2, scrape(pixy).value("kafkapixy_consume_redelivery_attempts_sum", groupTopic()),
+                    "its second delivery");
             TestKafka.Waits.until(WAIT, "the message dropped after max_retries",
                     () -> scrape(pixy).value("kafkapixy_consume_dropped_total", groupTopic()) == 1);
 
@@ -123,6 +125,28 @@ class MetricsTest {
             assertEquals(408, parked2.get().statusCode());
             assertEquals(3, scrape(pixy).value("kafkapixy_consume_requests_total",
                     with(groupTopic(), "outcome", "long_poll_timeout")));
+        }
+    }
+
+    @Test
+    void aRejectedMessageIsAckedAndCountedApart() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group,
+                ConsumerSettingsBuilder.fast()))) {
+            assertEquals(408, pixy.get(messages()).statusCode());
+            kafka.produce(topic, 0, null, "poison");
+            long offset = offset(pixy.get(messages() + "&noAck"));
+
+            HttpResponse<String> rs = pixy.post("/topics/" + topic + "/rejects?group=" + group
+                    + "&partition=0&offset=" + offset, "text/plain", "");
+
+            assertEquals(200, rs.statusCode(), rs.body());
+            assertEquals(1, scrape(pixy).value("kafkapixy_consume_rejects_total", groupTopic()));
+            assertEquals(1, scrape(pixy).value("kafkapixy_consume_acks_total", groupTopic()),
+                    "in the classic modes a reject is an ack");
+            TestKafka.Waits.until(WAIT, "committed past it, as an ack is",
+                    () -> kafka.committed(group, topic).get(0) != null
+                          && kafka.committed(group, topic).get(0).offset() == offset + 1);
         }
     }
 
@@ -194,7 +218,7 @@ class MetricsTest {
     }
 
     private String[] groupTopic() {
-        return new String[] {"cluster", "default", "group", group, "topic", topic};
+        return new String[] {"cluster", "default", "group", group, "topic", topic, "mode", "kafka"};
     }
 
     private static String[] with(String[] labels, String key, String value) {

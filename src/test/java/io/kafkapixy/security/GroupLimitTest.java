@@ -71,7 +71,7 @@ class GroupLimitTest {
             parked.add(CompletableFuture.supplyAsync(() -> poll(group), THREADS));
             TestKafka.Waits.until(Duration.ofSeconds(30), group + " parked", () -> Scrape.parse(
                     pixy.get("/metrics").body()).value("kafkapixy_consume_parked", "cluster", "default", "group",
-                    group, "topic", topic) == 1);
+                    group, "topic", topic, "mode", "kafka") == 1);
         }
 
         String third = TestKafka.uniqueTopic("limited-c");

@@ -74,7 +74,7 @@ class LimitsTest {
                     () -> pixy.get("/topics/" + idle + "/messages?group=" + group), THREADS));
             TestKafka.Waits.until(Duration.ofSeconds(30), group + " parked", () -> Scrape.parse(
                     pixy.get("/metrics").body()).value("kafkapixy_consume_parked", "cluster", "default", "group",
-                    group, "topic", idle) == 1);
+                    group, "topic", idle, "mode", "kafka") == 1);
         }
 
         HttpResponse<String> rest = pixy.get("/topics/" + idle + "/messages?group=another");

@@ -90,7 +90,7 @@ class ParkedRestLimitTest {
 
     private static long parked(String group) {
         return (long) Scrape.parse(pixy.get("/metrics").body()).value("kafkapixy_consume_parked", "cluster",
-                "default", "group", group, "topic", topic);
+                "default", "group", group, "topic", topic, "mode", "kafka");
     }
 
     private static HttpResponse<String> poll(String group) {

@@ -140,7 +140,7 @@ class ClientGoneTest {
             awaitCommitted(produced.size());
             Scrape metrics = Scrape.parse(pixy.get("/metrics").body());
             assertTrue(metrics.value("kafkapixy_consume_returned_total", "cluster", "default", "group", group,
-                            "topic", topic) >= 1,
+                            "topic", topic, "mode", "kafka") >= 1,
                     "the messages handed to the closed connections came back");
         }
     }

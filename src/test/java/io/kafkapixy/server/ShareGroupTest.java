@@ -15,7 +15,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.grpc.StatusRuntimeException;
 import io.kafkapixy.Application;
+import io.kafkapixy.stream.v1.PixyStreamGrpc;
+import io.kafkapixy.stream.v1.RejectRequest;
+import io.kafkapixy.testing.Scrape;
+import mailgun.kafkapixy.AckRq;
+import mailgun.kafkapixy.ConsNAckRq;
+import mailgun.kafkapixy.ConsRs;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
@@ -147,6 +154,70 @@ class ShareGroupTest {
         assertEquals(8, clientsServed.size(), "every client was served");
         assertTrue(mostOutAtOnce.get() >= 5, "the clients held messages at once: at most " + mostOutAtOnce.get());
         TestKafka.Waits.until(Duration.ofSeconds(30), "the broker took every ack", () -> settled(group, n));
+    }
+
+    @Test
+    void aRejectedMessageIsArchivedAndNeverDeliveredAgain() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "poison");
+        kafka.produce(topic, 0, null, "good");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-f",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofSeconds(2))
+                        .longPollingTimeout(Duration.ofSeconds(4))))) {
+            JsonObject poison = take(pixy, "&noAck");
+            assertEquals("poison", value(poison));
+            HttpResponse<String> rs = pixy.post("/topics/" + topic + "/rejects?group=" + group + "&partition=0&offset="
+                    + poison.getJsonNumber("offset"), "text/plain", "");
+            assertEquals(200, rs.statusCode(), rs.body());
+            assertEquals("good", value(take(pixy, "")));
+
+            assertEquals(408, pixy.get(messages("")).statusCode(), "not again after its lock would have run out");
+            TestKafka.Waits.until(Duration.ofSeconds(30), "both settled at the broker", () -> settled(group, 2));
+            Scrape metrics = Scrape.parse(pixy.get("/metrics").body());
+            String[] labels = {"cluster", "default", "group", group, "topic", topic, "mode", "share"};
+            assertEquals(1, metrics.value("kafkapixy_consume_rejects_total", labels));
+            assertEquals(1, metrics.value("kafkapixy_consume_acks_total", labels), "the auto-acked one");
+        }
+    }
+
+    @Test
+    void grpcAckAndRejectAnswerOnceTheBrokerTookThem() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "one");
+        kafka.produce(topic, 0, null, "two");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-g",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(5))))) {
+            ConsRs one = grpcTake(pixy);
+            pixy.grpc().ack(AckRq.newBuilder().setTopic(topic).setGroup(group).setPartition(one.getPartition())
+                    .setOffset(one.getOffset()).build());
+            ConsRs two = grpcTake(pixy);
+            assertEquals(List.of("one", "two"), List.of(one.getMessage().toStringUtf8(),
+                    two.getMessage().toStringUtf8()));
+            var stream = PixyStreamGrpc.newBlockingStub(pixy.channel()).withDeadlineAfter(60, TimeUnit.SECONDS);
+            RejectRequest reject = RejectRequest.newBuilder().setGroup(group).setTopic(topic)
+                    .setPartition(two.getPartition()).setOffset(two.getOffset()).build();
+            stream.reject(reject);
+
+            TestKafka.Waits.until(Duration.ofSeconds(30), "both settled at the broker", () -> settled(group, 2));
+            StatusRuntimeException again = assertThrows(StatusRuntimeException.class, () -> stream.reject(reject));
+            assertEquals("ack timeout", again.getStatus().getDescription());
+        }
+    }
+
+    private ConsRs grpcTake(RunningPixy pixy) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return pixy.grpc().consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(group).setNoAck(true)
+                        .build());
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
     }
 
     @Test

@@ -106,6 +106,14 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
                 int notHeld = stream.ack(acks);
                 meters.acks(acks.size() - notHeld, notHeld);
             }
+            if (rq.getRejectsCount() > 0) {
+                List<MessageStream.Ack> rejects = new ArrayList<>(rq.getRejectsCount());
+                for (MessageRef r : rq.getRejectsList()) {
+                    rejects.add(new MessageStream.Ack(topic(r), partition(r), offset(r)));
+                }
+                int notHeld = stream.reject(rejects);
+                meters.acks(rejects.size() - notHeld, notHeld);
+            }
             for (Nack nack : rq.getNacksList()) {
                 MessageRef m = nack.getMessage();
                 meters.nack(stream.nack(topic(m), partition(m), offset(m),

@@ -14,6 +14,7 @@ import io.kafkapixy.admin.TopicInfo;
 import io.kafkapixy.consumer.AckMode;
 import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.consumer.PendingConsume;
+import io.kafkapixy.consumer.Settlement;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.producer.ProduceRequest;
@@ -162,13 +163,34 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void ack(AckRq rq, StreamObserver<AckRs> out) {
-        unary(out, () -> {
-            Proxy proxy = proxies.get(rq.getCluster());
-            validateAck(rq.getPartition(), rq.getOffset());
-            GroupNames.validate(rq.getGroup());
-            TopicNames.validate(rq.getTopic());
-            proxy.consumers().ack(rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset());
-            return AckRs.getDefaultInstance();
+        settle(proxies, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
+                Settlement.ACK, out, AckRs.getDefaultInstance());
+    }
+
+    /**
+     * Acks or rejects a message and answers {@code response} once that is done, without blocking the calling thread
+     * (a share group's settlement completes when the broker took it).
+     */
+    static <T> void settle(ProxySet proxies, String cluster, String group, String topic, int partition, long offset,
+                           Settlement how, StreamObserver<T> out, T response) {
+        java.util.concurrent.CompletableFuture<Void> done;
+        try {
+            Proxy proxy = proxies.get(cluster);
+            validateAck(partition, offset);
+            GroupNames.validate(group);
+            TopicNames.validate(topic);
+            done = proxy.consumers().settle(group, topic, partition, offset, how);
+        } catch (RuntimeException e) {
+            fail(out, e);
+            return;
+        }
+        done.whenComplete((v, error) -> {
+            if (error != null) {
+                fail(out, PendingConsume.failure(error));
+                return;
+            }
+            out.onNext(response);
+            out.onCompleted();
         });
     }
 

@@ -14,6 +14,9 @@ import io.kafkapixy.stream.v1.ConsumeResponse;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.ProduceRequest;
 import io.kafkapixy.stream.v1.ProduceResponse;
+import io.kafkapixy.stream.v1.RejectRequest;
+import io.kafkapixy.stream.v1.RejectResponse;
+import io.kafkapixy.consumer.Settlement;
 
 /** The streaming service of {@code kafkapixy_stream.proto}, beside the original's {@link GrpcApi}. */
 final class StreamApi extends PixyStreamGrpc.PixyStreamImplBase {
@@ -38,6 +41,12 @@ final class StreamApi extends PixyStreamGrpc.PixyStreamImplBase {
     public StreamObserver<ProduceRequest> produce(StreamObserver<ProduceResponse> responses) {
         return new ProduceStream(proxies, (ServerCallStreamObserver<ProduceResponse>) responses,
                 limits.maxUnansweredProducesPerStream(), openProduces);
+    }
+
+    @Override
+    public void reject(RejectRequest rq, StreamObserver<RejectResponse> out) {
+        GrpcApi.settle(proxies, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
+                Settlement.REJECT, out, RejectResponse.getDefaultInstance());
     }
 
     @Override

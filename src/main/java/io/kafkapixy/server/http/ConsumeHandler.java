@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -17,6 +18,7 @@ import io.helidon.webserver.http.ServerResponse;
 import io.kafkapixy.consumer.AckMode;
 import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.consumer.PendingConsume;
+import io.kafkapixy.consumer.Settlement;
 import io.kafkapixy.proxy.Proxy;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import org.apache.kafka.common.header.Header;
@@ -74,14 +76,29 @@ final class ConsumeHandler {
     }
 
     void ack(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
+        settle(proxy, topic, req, res, Settlement.ACK);
+    }
+
+    /** "Never deliver this again": the ack call's parameters and answers (a new call of this project). */
+    void reject(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
+        settle(proxy, topic, req, res, Settlement.REJECT);
+    }
+
+    private static void settle(Proxy proxy, String topic, ServerRequest req, ServerResponse res, Settlement how) {
         RequestParams params = params(req);
         String group = ConsumeParams.group(params);
         AckMode ack = ConsumeParams.ack(params, "partition", "offset", false);
         // noAck and auto-ack name no message: the original looks them up as partitions -1 and -2 and fails.
-        switch (ack) {
-            case AckMode.Explicit e -> proxy.consumers().ack(group, topic, e.partition(), e.offset());
-            case AckMode.None n -> proxy.consumers().ack(group, topic, -1, -1);
-            case AckMode.Auto a -> proxy.consumers().ack(group, topic, -2, -1);
+        int partition = switch (ack) {
+            case AckMode.Explicit e -> e.partition();
+            case AckMode.None n -> -1;
+            case AckMode.Auto a -> -2;
+        };
+        long offset = ack instanceof AckMode.Explicit e ? e.offset() : -1;
+        try {
+            proxy.consumers().settle(group, topic, partition, offset, how).join();
+        } catch (CompletionException e) {
+            throw PendingConsume.failure(e);
         }
         HttpErrors.sendJson(res, Status.OK_200, Map.of());
     }

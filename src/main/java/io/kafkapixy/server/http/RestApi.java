@@ -56,6 +56,7 @@ public final class RestApi {
         resource(routing, paths, Method.POST, "/topics/{topic}/messages", produce::handle);
         resource(routing, paths, Method.GET, "/topics/{topic}/messages", consume::consume);
         resource(routing, paths, Method.POST, "/topics/{topic}/acks", consume::ack);
+        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", consume::reject);
         AdminHandler admin = new AdminHandler();
         resource(routing, paths, Method.GET, "/topics/{topic}/offsets", admin::getOffsets);
         resource(routing, paths, Method.POST, "/topics/{topic}/offsets", admin::setOffsets);
