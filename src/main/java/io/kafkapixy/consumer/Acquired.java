@@ -23,6 +23,10 @@ final class Acquired {
     AcknowledgeType settlement;
     /** Settled because its lock ran out (released by the broker already). */
     boolean lockExpired;
+    /** The stream it was handed to, or null (a unary request's, or not handed out). */
+    ShareStream stream;
+    /** Nacked: released to the broker at this instant (or when its lock runs out, whichever is first). */
+    Instant releaseAt;
     /** Completes once the broker has taken the settlement, or with why it did not. */
     final CompletableFuture<Void> confirmed = new CompletableFuture<>();
 

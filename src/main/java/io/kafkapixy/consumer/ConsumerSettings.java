@@ -3,8 +3,13 @@ package io.kafkapixy.consumer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.kafkapixy.config.ConsumerConfig;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.ShareConsumer;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -27,6 +32,28 @@ final class ConsumerSettings {
     static final int FETCH_MAX_BYTES = 480 * 1024;
 
     private ConsumerSettings() {
+    }
+
+    /** Makes a group's {@code KafkaConsumer}: {@code kafkaCommon} (brokers, security) with {@link #of}. */
+    static Function<String, Consumer<byte[], byte[]>> classicFactory(ConsumerConfig config,
+                                                                    Map<String, Object> kafkaCommon) {
+        Map<String, Object> common = Map.copyOf(kafkaCommon);
+        return group -> {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.putAll(of(config, group));
+            return new KafkaConsumer<>(settings);
+        };
+    }
+
+    /** Makes a share group's {@code KafkaShareConsumer}: {@code kafkaCommon} with {@link #share}. */
+    static Function<String, ShareConsumer<byte[], byte[]>> shareFactory(ConsumerConfig config,
+                                                                       Map<String, Object> kafkaCommon) {
+        Map<String, Object> common = Map.copyOf(kafkaCommon);
+        return group -> {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.putAll(share(config, group));
+            return new KafkaShareConsumer<>(settings);
+        };
     }
 
     static Map<String, Object> of(ConsumerConfig c, String group) {

@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,8 +17,6 @@ import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;
 
 /**
@@ -86,9 +83,9 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
                      Membership.Factory memberships, GroupGuard guard, ShareGroupSetup shareSetup,
                      ConsumerMetrics metrics, InstanceLimits limits, Clock clock) {
-        this(config, kafkaFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, limits, clock,
+        this(config, ConsumerSettings.classicFactory(config, kafkaCommon), committedOffsets, memberships, guard, metrics, limits, clock,
                 Deadlines.onThread("consume-deadlines", clock), StartGate.process(),
-                shareFactory(config, kafkaCommon), shareSetup);
+                ConsumerSettings.shareFactory(config, kafkaCommon), shareSetup);
     }
 
     /**
@@ -110,26 +107,6 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         this.committedOffsets = committedOffsets;
         this.clock = clock;
         this.shares = new ShareGroups(config, shareFactory, shareSetup, metrics, limits, clock, deadlines);
-    }
-
-    private static Function<String, Consumer<byte[], byte[]>> kafkaFactory(ConsumerConfig config,
-                                                                           Map<String, Object> kafkaCommon) {
-        Map<String, Object> common = Map.copyOf(kafkaCommon);
-        return group -> {
-            Map<String, Object> settings = new HashMap<>(common);
-            settings.putAll(ConsumerSettings.of(config, group));
-            return new KafkaConsumer<>(settings);
-        };
-    }
-
-    private static Function<String, ShareConsumer<byte[], byte[]>> shareFactory(ConsumerConfig config,
-                                                                                Map<String, Object> kafkaCommon) {
-        Map<String, Object> common = Map.copyOf(kafkaCommon);
-        return group -> {
-            Map<String, Object> settings = new HashMap<>(common);
-            settings.putAll(ConsumerSettings.share(config, group));
-            return new KafkaShareConsumer<>(settings);
-        };
     }
 
     /**
@@ -222,13 +199,12 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
      *
      * @throws PixyException disabled, or shutting down
      */
-    public MessageStream openStream(String group, List<String> topics, long maxCredits, MessageStream.Sink sink) {
+    public ConsumerStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
         if (config.isShareGroup(group)) {
-            throw new PixyException(ErrorKind.BAD_REQUEST, "group " + group + " is a share group: its messages are "
-                    + "served by the unary consume calls, not by streams");
+            return shares.openStream(group, topics, maxCredits, sink);
         }
         MessageStream stream = new MessageStream(this, group, topics, maxCredits, sink);
         while (!member(group).attach(stream)) {

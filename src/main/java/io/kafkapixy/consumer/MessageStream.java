@@ -10,41 +10,15 @@ import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * One streaming consumer of a group's topics on this instance (see docs/streaming.md): it takes messages while it has
- * credits (messages its client said it can take) and gives back, when it ends, every message it was handed and did not
- * ack or nack, to be offered again at once. It is served beside the unary requests of the same group member, from the
+ * A {@link ConsumerStream} of a classic group: it takes messages while it has credits and gives back, when it ends,
+ * every message it was handed and did not ack or nack, to be offered again at once. It is served beside the unary requests of the same group member, from the
  * same partitions, under the same offset trackers, limits and redelivery rules.
  *
  * <p>Made by {@link Consumers#openStream}. The public methods are for the one thread of the stream's transport (one
  * request at a time); deliveries and the end come through the {@link Sink} from any thread, under the group's lock.
  * The fields below are guarded by that lock.
  */
-public final class MessageStream {
-
-    /** Where the stream's messages go. Called under the group's lock: must not block. */
-    public interface Sink {
-
-        /**
-         * A message for the client; one credit was spent on it. It may wait for {@link #flush()}. True when the
-         * messages delivered before it were sent just now (a batch full), so that only this one still waits.
-         */
-        boolean deliver(ConsumedMessage message);
-
-        /**
-         * Sends what {@link #deliver} was given; called after each round of hand-outs. False when it could not (the
-         * stream is ending): those messages never reached the client.
-         */
-        boolean flush();
-
-        /** Whether the client takes what is sent now; while not, the stream gets nothing (see {@link #resume()}). */
-        boolean ready();
-
-        /**
-         * The proxy ended the stream (shutting down, the member failed, a topic refused); called once, never after
-         * the client ended it with {@link #close()}. The {@code givenBack} messages it held are given back already.
-         */
-        void end(PixyException reason, int givenBack);
-    }
+public final class MessageStream implements ConsumerStream {
 
     /** What a stream needs of the instance's consumers: the marks that let acks of served partitions in. */
     interface Owner {
@@ -99,12 +73,9 @@ public final class MessageStream {
      *
      * @throws PixyException the credits not yet spent would be over the limit; the stream is left as it was
      */
+    @Override
     public void credit(long n) {
         desk.credit(this, n);
-    }
-
-    /** A message to ack. */
-    public record Ack(String topic, int partition, long offset) {
     }
 
     /**
@@ -112,6 +83,7 @@ public final class MessageStream {
      * the unary Ack does). Returns how many were not taken: of partitions no member here holds any more (their next
      * owner offers them again), or of messages not out with a client (never offered, acked already).
      */
+    @Override
     public int ack(List<Ack> acks) {
         StreamDelivery.StreamAcks result = desk.acksFromStream(this, acks);
         int notHeld = result.ignored();
@@ -128,6 +100,7 @@ public final class MessageStream {
      * Rejects messages ("never deliver this again"): acked as {@link #ack} does, and counted apart. Returns how many
      * were not taken.
      */
+    @Override
     public int reject(List<Ack> rejects) {
         int notHeld = 0;
         for (Ack r : rejects) {
@@ -147,6 +120,7 @@ public final class MessageStream {
      *
      * @throws PixyException {@code delay} is longer than {@code consumer.ack_timeout}
      */
+    @Override
     public boolean nack(String topic, int partition, long offset, Duration delay) {
         return desk.nack(this, new TopicPartition(topic, partition), offset, delay);
     }
@@ -155,6 +129,7 @@ public final class MessageStream {
      * The client ended the stream (or is gone): what it held is offered again at once. Returns how many messages
      * that was; 0 when the stream had ended already.
      */
+    @Override
     public int close() {
         return desk.detach(this, null);
     }
@@ -205,11 +180,13 @@ public final class MessageStream {
     }
 
     /** The topics this stream consumes. */
+    @Override
     public List<String> topics() {
         return topics;
     }
 
     /** The client reads again (see {@link Sink#ready()}): serve it what is ready. */
+    @Override
     public void resume() {
         desk.credit(this, 0);
     }

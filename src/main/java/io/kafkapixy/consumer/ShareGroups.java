@@ -72,7 +72,7 @@ final class ShareGroups {
             if (closing) {
                 throw PixyException.shuttingDown();
             }
-            ShareTopic t = topics.computeIfAbsent(new Key(group, topic), this::newTopic);
+            ShareTopic t = topicOf(group, topic);
             WaitingRequest r = t.park(arrival, autoAck, receiver);
             if (r == null) {
                 continue;
@@ -88,6 +88,38 @@ final class ShareGroups {
                             : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
                             ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
         }
+    }
+
+    /**
+     * Opens a stream of {@code group}'s records of {@code topics}, served beside the unary requests by the same share
+     * consumers.
+     *
+     * @throws PixyException shutting down, or the broker refused the group's settings
+     */
+    ShareStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
+        prepare(group);
+        ShareStream stream = new ShareStream(topics, maxCredits, config.ackTimeout(), sink);
+        Map<String, ShareTopic> serving = new java.util.LinkedHashMap<>();
+        for (String topic : topics) {
+            while (true) {
+                if (closing) {
+                    serving.values().forEach(t -> t.streamDesk.detach(stream));
+                    throw PixyException.shuttingDown();
+                }
+                ShareTopic t = topicOf(group, topic);
+                if (t.streamDesk.attach(stream)) {
+                    serving.put(topic, t);
+                    break;
+                }
+            }
+        }
+        stream.serveFrom(serving);
+        stream.resume();
+        return stream;
+    }
+
+    private ShareTopic topicOf(String group, String topic) {
+        return this.topics.computeIfAbsent(new Key(group, topic), this::newTopic);
     }
 
     /** Whether a request for {@code group} would first wait for the broker to take the group's settings. */

@@ -85,7 +85,7 @@ final class ShareWorker {
         consumer = c;
         try {
             while (true) {
-                ShareTurn turn = topic.nextTurn(this);
+                ShareTurn turn = topic.turns.nextTurn(this);
                 if (!turn.settle().isEmpty()) {
                     settle(c, turn.settle());
                 } else if (turn.exit()) {
@@ -111,14 +111,14 @@ final class ShareWorker {
                 c.acknowledge(a.record, a.settlement);
             }
             Map<TopicIdPartition, Optional<KafkaException>> results = c.commitSync(COMMIT_TIMEOUT);
-            topic.confirmed(records, results);
+            topic.turns.confirmed(records, results);
         } catch (WakeupException e) {
             // a shutdown: the settlements go with the close
-            topic.unconfirmed(records, e);
+            topic.turns.unconfirmed(records, e);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: settling {1} records failed: {2}", topic.group,
                     records.size(), e.getMessage());
-            topic.unconfirmed(records, e);
+            topic.turns.unconfirmed(records, e);
         }
     }
 
@@ -136,7 +136,7 @@ final class ShareWorker {
             fail(e, true);
             return;
         }
-        topic.acquired(this, records, c.acquisitionLockTimeoutMs());
+        topic.turns.acquired(this, records, c.acquisitionLockTimeoutMs());
     }
 
     private void fail(RuntimeException e, boolean fatal) {
@@ -147,13 +147,13 @@ final class ShareWorker {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: {1}; retrying in {2}", topic.group, e.getMessage(),
                     retryBackoff);
         }
-        topic.failed(this, answer, fatal);
+        topic.turns.failed(this, answer, fatal);
     }
 
     /** A consumer that could not even start: it leaves the pool at once. */
     private void leaveAfterFailure() {
         try {
-            while (!topic.nextTurn(this).exit()) {
+            while (!topic.turns.nextTurn(this).exit()) {
                 // a worker that failed is let go on its first turn
             }
         } catch (InterruptedException e) {

@@ -118,6 +118,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             // the original's 5 minute ack_timeout); real brokers allow 15 s to 1 minute unless told otherwise.
             p.put("group.share.min.record.lock.duration.ms", "1000");
             p.put("group.share.max.record.lock.duration.ms", "3600000");
+            // A new share consumer gets its partitions at its second heartbeat: every second here, so that a pool of
+            // share consumers grows within seconds (brokers default to 5 s, and no less)
+            p.put("group.share.min.heartbeat.interval.ms", "1000");
+            p.put("group.share.heartbeat.interval.ms", "1000");
             p.put("log.cleaner.dedupe.buffer.size", "2097152");
             p.putAll(overrides);
             KafkaConfig config = KafkaConfig.fromProps(p, false);

@@ -20,6 +20,8 @@ import io.kafkapixy.Application;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.RejectRequest;
 import io.kafkapixy.testing.Scrape;
+import io.kafkapixy.testing.StreamConsumer;
+import io.kafkapixy.stream.v1.Message;
 import mailgun.kafkapixy.AckRq;
 import mailgun.kafkapixy.ConsNAckRq;
 import mailgun.kafkapixy.ConsRs;
@@ -105,7 +107,7 @@ class ShareGroupTest {
     void eightSlowClientsOnOnePartitionShareItAndEveryMessageIsAcceptedOnce() throws Exception {
         kafka.createTopic(topic, 1);
         startAtTheOldest(group);
-        int n = 160;
+        int n = 400;
         for (int i = 0; i < n; i++) {
             kafka.produce(topic, 0, null, "v" + i);
         }
@@ -203,6 +205,38 @@ class ShareGroupTest {
             TestKafka.Waits.until(Duration.ofSeconds(30), "both settled at the broker", () -> settled(group, 2));
             StatusRuntimeException again = assertThrows(StatusRuntimeException.class, () -> stream.reject(reject));
             assertEquals("ack timeout", again.getStatus().getDescription());
+        }
+    }
+
+    @Test
+    void aStreamTakesRecordsForItsCreditsAndWhatItHeldComesBackAtItsEnd() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        for (int i = 0; i < 6; i++) {
+            kafka.produce(topic, 0, null, "s" + i);
+        }
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-h",
+                ConsumerSettingsBuilder.fast().shareMembership()))) {
+            StreamConsumer first = StreamConsumer.open(pixy.channel(), group, List.of(topic), 4);
+            List<Message> got = first.take(4, Duration.ofSeconds(60));
+            assertEquals(List.of(1, 1, 1, 1), got.stream().map(Message::getAttempt).toList());
+            first.ack(got.get(0), got.get(1));
+            first.nack(got.get(2), 0);
+            first.credit(1);
+
+            Message nacked = first.take(Duration.ofSeconds(60));
+            assertTrue(nacked.getAttempt() == 2 || nacked.getOffset() >= 4, "a record again, or a new one: "
+                    + nacked);
+            first.cancel();
+
+            // what the first stream held and never acked comes back to the next client, none of the acked ones
+            StreamConsumer second = StreamConsumer.open(pixy.channel(), group, List.of(topic), 10);
+            List<Message> rest = second.take(4, Duration.ofSeconds(60));
+            rest.forEach(second::ack);
+            assertEquals(Set.of(2L, 3L, 4L, 5L), rest.stream().map(Message::getOffset)
+                    .collect(java.util.stream.Collectors.toSet()));
+            TestKafka.Waits.until(Duration.ofSeconds(30), "all settled at the broker", () -> settled(group, 6));
+            second.cancel();
         }
     }
 

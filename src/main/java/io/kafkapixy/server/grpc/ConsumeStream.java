@@ -12,7 +12,7 @@ import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.kafkapixy.consumer.ConsumedMessage;
-import io.kafkapixy.consumer.MessageStream;
+import io.kafkapixy.consumer.ConsumerStream;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.ops.StreamMeters;
 import io.kafkapixy.proxy.GroupNames;
@@ -27,7 +27,7 @@ import io.kafkapixy.stream.v1.MessageRef;
 import io.kafkapixy.stream.v1.Nack;
 
 /**
- * One streaming {@code Consume} call: the first request subscribes a {@link MessageStream}; every request may grant
+ * One streaming {@code Consume} call: the first request subscribes a {@link ConsumerStream}; every request may grant
  * credits and carry acks and nacks; the stream's messages are written as they come. Whichever side ends the call,
  * the stream ends with it, and what it held is offered again at once.
  *
@@ -51,7 +51,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
     private final LongAdder open;
     private final StreamMeters meters;
     /** Set by the first request, on the call's executor; read by later requests and by the end, on the same. */
-    private volatile MessageStream stream;
+    private volatile ConsumerStream stream;
     private boolean holdsSlot;
     // guarded by this
     private boolean ended;
@@ -73,7 +73,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         // and the next): its memory is bounded whatever its credits
         out.setOnReadyThreshold(2 * MAX_BATCH_BYTES);
         out.setOnReadyHandler(() -> {
-            MessageStream s = stream;
+            ConsumerStream s = stream;
             if (s != null && !isEnded()) {
                 s.resume();
             }
@@ -99,17 +99,17 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
             }
             // acks and nacks first: room they make under max_pending_messages is filled by the credits in one round
             if (rq.getAcksCount() > 0) {
-                List<MessageStream.Ack> acks = new ArrayList<>(rq.getAcksCount());
+                List<ConsumerStream.Ack> acks = new ArrayList<>(rq.getAcksCount());
                 for (MessageRef ack : rq.getAcksList()) {
-                    acks.add(new MessageStream.Ack(topic(ack), partition(ack), offset(ack)));
+                    acks.add(new ConsumerStream.Ack(topic(ack), partition(ack), offset(ack)));
                 }
                 int notHeld = stream.ack(acks);
                 meters.acks(acks.size() - notHeld, notHeld);
             }
             if (rq.getRejectsCount() > 0) {
-                List<MessageStream.Ack> rejects = new ArrayList<>(rq.getRejectsCount());
+                List<ConsumerStream.Ack> rejects = new ArrayList<>(rq.getRejectsCount());
                 for (MessageRef r : rq.getRejectsList()) {
-                    rejects.add(new MessageStream.Ack(topic(r), partition(r), offset(r)));
+                    rejects.add(new ConsumerStream.Ack(topic(r), partition(r), offset(r)));
                 }
                 int notHeld = stream.reject(rejects);
                 meters.acks(rejects.size() - notHeld, notHeld);
@@ -201,7 +201,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
             }
             ended = true;
         }
-        MessageStream s = stream;
+        ConsumerStream s = stream;
         int givenBack = s == null ? 0 : s.close();
         synchronized (this) {
             finish(givenBack);
@@ -238,7 +238,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
      * The stream's side: messages and the end the proxy decides, called under the group's lock. Messages handed out
      * in one round go in one response, cut at {@link #MAX_BATCH_BYTES}.
      */
-    private final class Sink implements MessageStream.Sink {
+    private final class Sink implements ConsumerStream.Sink {
 
         // guarded by the group's lock, like every call here
         private ConsumeResponse.Builder batch = ConsumeResponse.newBuilder();
