@@ -1,0 +1,273 @@
+package io.kafkapixy.consumer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.MutableClock;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.MockShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidRecordStateException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A share group's topic on this instance with share consumers that stand in for the broker (kafka-clients'
+ * {@code MockShareConsumer}, polled from a queue and recording settlements) and a clock the test moves: what goes to
+ * which client, what is sent to the broker, and when.
+ */
+class ShareTopicTest {
+
+    private static final String TOPIC = "t";
+    private static final Duration ACK_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    /** Records the broker will hand out, one per poll, to whichever consumer polls first. */
+    private final BlockingQueue<ConsumerRecord<byte[], byte[]>> broker = new LinkedBlockingQueue<>();
+    /** Settlements sent, as "offset:TYPE", in the order the broker got them. */
+    private final List<String> settled = new CopyOnWriteArrayList<>();
+    /** Offsets whose settlement the broker refuses (their lock ran out there). */
+    private final List<Long> refused = new CopyOnWriteArrayList<>();
+    private final List<FakeBroker> consumers = new CopyOnWriteArrayList<>();
+    private final ShareTopic topic = new ShareTopic("g", TOPIC, ConsumerSettingsBuilder.fast().shareMembership()
+            .ackTimeout(ACK_TIMEOUT).longPollingTimeout(Duration.ofSeconds(30)).build(), clock,
+            ConsumerMetrics.Topic.NONE, t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10),
+            (topic, answer) -> { }), () -> { });
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        topic.shutdown();
+        clock.advance(Duration.ofHours(1));
+        topic.serve();
+        for (ShareWorker w : topic.workers()) {
+            assertTrue(w.awaitDone(WAIT));
+        }
+    }
+
+    @Test
+    void aParkedRequestGetsARecordAndItsAckIsSentToTheBroker() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+
+        ConsumedMessage m = r.result.get(10, TimeUnit.SECONDS);
+        assertEquals(0, m.offset());
+        assertEquals(1, m.attempt());
+        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+
+        confirmed.get(10, TimeUnit.SECONDS);
+        assertEquals(List.of("0:ACCEPT"), settled);
+        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT), "settled once");
+    }
+
+    @Test
+    void aRecordWhoseLockRunsOutIsReleasedAndItsLateAckRefused() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+
+        clock.advance(ACK_TIMEOUT.minusMillis(1));
+        topic.serve();
+        Awaitility.await("not before its lock runs out").during(Duration.ofMillis(300)).atMost(WAIT)
+                .until(settled::isEmpty);
+        clock.advance(Duration.ofMillis(1));
+        topic.serve();
+
+        Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:RELEASE")));
+        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT), "no longer out from here");
+    }
+
+    @Test
+    void aClientHoldingItsRecordDoesNotHoldUpTheNext() throws Exception {
+        WaitingRequest slow = park();
+        broker.add(record(0, 1));
+        slow.result.get(10, TimeUnit.SECONDS);
+
+        WaitingRequest next = park();
+        broker.add(record(1, 1));
+
+        assertEquals(1, next.result.get(10, TimeUnit.SECONDS).offset(), "a second consumer polled for it");
+        assertEquals(2, consumers.size());
+    }
+
+    @Test
+    void aRecordWhoseClientWasGoneGoesToTheNextRequestAsTheSameDelivery() throws Exception {
+        WaitingRequest gone = park();
+        broker.add(record(0, 1));
+        ConsumedMessage m = gone.result.get(10, TimeUnit.SECONDS);
+
+        assertTrue(topic.returnOffer(m));
+        WaitingRequest next = park();
+
+        assertEquals(m, next.result.getNow(null), "the same record, the same delivery, from this instance");
+        assertEquals(List.of(), settled, "nothing went back to the broker");
+    }
+
+    @Test
+    void theBrokersRefusalReachesTheAcker() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+        refused.add(0L);
+
+        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+
+        Awaitility.await().atMost(WAIT).until(confirmed::isDone);
+        assertTrue(confirmed.isCompletedExceptionally());
+    }
+
+    @Test
+    void aRedeliveredRecordCarriesItsDeliveryCount() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(7, 3));
+
+        assertEquals(3, r.result.get(10, TimeUnit.SECONDS).attempt());
+    }
+
+    @Test
+    void atShutdownParkedRequestsAreAnsweredAndWhatIsOutWaitsForItsAckUntilTheDeadline() throws Exception {
+        WaitingRequest out = park();
+        broker.add(record(0, 1));
+        out.result.get(10, TimeUnit.SECONDS);
+        WaitingRequest parked = park();
+
+        topic.shutdown();
+
+        assertTrue(parked.result.isCompletedExceptionally());
+        CompletableFuture<Void> late = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+        late.get(10, TimeUnit.SECONDS);
+        assertEquals(List.of("0:ACCEPT"), settled, "an ack during the drain is taken");
+    }
+
+    @Test
+    void aNackedRecordIsReleasedAfterItsDelay() throws Exception {
+        List<ConsumedMessage> delivered = new CopyOnWriteArrayList<>();
+        ShareStream stream = new ShareStream(List.of(TOPIC), 10, ACK_TIMEOUT, new ConsumerStream.Sink() {
+            @Override
+            public boolean deliver(ConsumedMessage message) {
+                delivered.add(message);
+                return false;
+            }
+
+            @Override
+            public boolean flush() {
+                return true;
+            }
+
+            @Override
+            public boolean ready() {
+                return true;
+            }
+
+            @Override
+            public void end(PixyException reason, int givenBack) {
+            }
+        });
+        stream.serveFrom(Map.of(TOPIC, topic));
+        assertTrue(topic.streamDesk.attach(stream));
+        stream.credit(1);
+        broker.add(record(0, 1));
+        Awaitility.await().atMost(WAIT).until(() -> delivered.size() == 1);
+
+        assertTrue(stream.nack(TOPIC, 0, 0, Duration.ofSeconds(5)));
+        clock.advance(Duration.ofMillis(4999));
+        topic.serve();
+        Awaitility.await("not before its delay").during(Duration.ofMillis(300)).atMost(WAIT)
+                .until(settled::isEmpty);
+        clock.advance(Duration.ofMillis(1));
+        topic.serve();
+
+        Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:RELEASE")));
+        assertFalse(stream.nack(TOPIC, 0, 0, Duration.ZERO), "no longer the stream's");
+        assertEquals(0, stream.close(), "nothing left to give back");
+    }
+
+    private WaitingRequest park() {
+        return topic.park(clock.instant(), false, Receiver.ANY);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(long offset, int deliveryCount) {
+        return new ConsumerRecord<>(TOPIC, 0, offset, 0L, TimestampType.CREATE_TIME, 0, 1, null,
+                new byte[] {(byte) offset}, new RecordHeaders(), Optional.empty(), Optional.of((short) deliveryCount));
+    }
+
+    private FakeBroker newConsumer() {
+        FakeBroker c = new FakeBroker();
+        consumers.add(c);
+        return c;
+    }
+
+    /** A share consumer of kafka-clients' mock kind, whose polls wait for the test's records as a broker's do. */
+    private final class FakeBroker extends MockShareConsumer<byte[], byte[]> {
+
+        private final List<String> pending = new ArrayList<>();
+        private final List<Long> pendingOffsets = new ArrayList<>();
+
+        @Override
+        public synchronized void subscribe(Collection<String> topics) {
+            super.subscribe(topics);
+        }
+
+        @Override
+        public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            try {
+                ConsumerRecord<byte[], byte[]> r = broker.poll(Math.min(timeout.toMillis(), 50), TimeUnit.MILLISECONDS);
+                if (r == null) {
+                    return ConsumerRecords.empty();
+                }
+                return new ConsumerRecords<>(Map.of(new TopicPartition(TOPIC, 0), List.of(r)), Map.of());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return ConsumerRecords.empty();
+            }
+        }
+
+        @Override
+        public synchronized void acknowledge(ConsumerRecord<byte[], byte[]> record, AcknowledgeType type) {
+            pending.add(record.offset() + ":" + type.name());
+            pendingOffsets.add(record.offset());
+        }
+
+        @Override
+        public synchronized Map<TopicIdPartition, Optional<KafkaException>> commitSync(Duration timeout) {
+            boolean refuse = pendingOffsets.stream().anyMatch(refused::contains);
+            if (!refuse) {
+                settled.addAll(pending);
+            }
+            pending.clear();
+            pendingOffsets.clear();
+            return Map.of(new TopicIdPartition(Uuid.ONE_UUID, 0, TOPIC),
+                    refuse ? Optional.of(new InvalidRecordStateException("lock gone")) : Optional.empty());
+        }
+
+        @Override
+        public Optional<Integer> acquisitionLockTimeoutMs() {
+            return Optional.of((int) ACK_TIMEOUT.toMillis());
+        }
+    }
+}
