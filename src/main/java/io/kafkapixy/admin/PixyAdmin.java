@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import io.kafkapixy.errors.ErrorKind;
@@ -53,12 +54,20 @@ public final class PixyAdmin {
     private final OffsetStore offsets;
     private final AdminCalls calls;
     private final Optional<ConsumerDirectory> zooKeeperConsumers;
+    private final LogRanges ranges;
+    /** Whether a group is a share group, whose calls {@link #shares} answers. */
+    private final Predicate<String> isShareGroup;
+    private final ShareGroupAdmin shares;
 
-    PixyAdmin(Admin admin, OffsetStore offsets, AdminCalls calls, Optional<ConsumerDirectory> zooKeeperConsumers) {
+    PixyAdmin(Admin admin, OffsetStore offsets, AdminCalls calls, Optional<ConsumerDirectory> zooKeeperConsumers,
+              Predicate<String> isShareGroup) {
         this.admin = admin;
         this.offsets = offsets;
         this.calls = calls;
         this.zooKeeperConsumers = zooKeeperConsumers;
+        this.ranges = new LogRanges(admin, calls);
+        this.isShareGroup = isShareGroup;
+        this.shares = new ShareGroupAdmin(admin, calls, ranges);
     }
 
     /**
@@ -73,10 +82,13 @@ public final class PixyAdmin {
         List<String> members(String group);
     }
 
-    /** Admin calls through {@code admin}, committed offsets through {@code offsets}; it closes neither. */
+    /**
+     * Admin calls through {@code admin}, committed offsets through {@code offsets}; it closes neither. The groups
+     * {@code isShareGroup} names are answered as share groups.
+     */
     public static PixyAdmin create(Admin admin, OffsetStore offsets, Duration timeout,
-                                   Optional<ConsumerDirectory> zooKeeperConsumers) {
-        return new PixyAdmin(admin, offsets, new AdminCalls(timeout), zooKeeperConsumers);
+                                   Optional<ConsumerDirectory> zooKeeperConsumers, Predicate<String> isShareGroup) {
+        return new PixyAdmin(admin, offsets, new AdminCalls(timeout), zooKeeperConsumers, isShareGroup);
     }
 
     /**
@@ -85,11 +97,14 @@ public final class PixyAdmin {
      * @throws PixyException {@code UNKNOWN_TOPIC}, {@code ADMIN_FAILED}
      */
     public List<PartitionOffsets> getOffsets(String group, String topic) {
+        if (isShareGroup.test(group)) {
+            return adminCall(() -> shares.getOffsets(group, topic));
+        }
         return adminCall(() -> {
-            List<TopicPartition> partitions = partitions(topic, "failed to get topic partitions: ");
-            Map<TopicPartition, Long> begin = logOffsets(partitions, OffsetSpec.earliest(),
+            List<TopicPartition> partitions = ranges.partitions(topic, "failed to get topic partitions: ");
+            Map<TopicPartition, Long> begin = ranges.offsets(partitions, OffsetSpec.earliest(),
                     "failed to fetch oldest offset");
-            Map<TopicPartition, Long> end = logOffsets(partitions, OffsetSpec.latest(),
+            Map<TopicPartition, Long> end = ranges.offsets(partitions, OffsetSpec.latest(),
                     "failed to fetch newest offset");
             Map<TopicPartition, Committed> committed = fetchCommitted(group, partitions);
             List<PartitionOffsets> result = new ArrayList<>();
@@ -113,8 +128,12 @@ public final class PixyAdmin {
      *                       {@code GROUP_ACTIVE}, {@code BAD_REQUEST}, {@code ADMIN_FAILED}
      */
     public void setOffsets(String group, String topic, List<OffsetUpdate> updates) {
+        if (isShareGroup.test(group)) {
+            adminCall(() -> shares.setOffsets(group, topic, updates));
+            return;
+        }
         adminCall(() -> {
-            Set<TopicPartition> existing = new java.util.HashSet<>(partitions(topic, ""));
+            Set<TopicPartition> existing = new java.util.HashSet<>(ranges.partitions(topic, ""));
             Map<TopicPartition, Committed> commits = new LinkedHashMap<>();
             for (OffsetUpdate u : updates) {
                 TopicPartition tp = new TopicPartition(topic, u.partition());
@@ -190,6 +209,9 @@ public final class PixyAdmin {
         if (zooKeeperConsumers.isPresent()) {
             return zooKeeperConsumers.get().list(topic, group);
         }
+        if (group.isPresent() && isShareGroup.test(group.get())) {
+            return adminCall(() -> shares.listConsumers(topic, group.get()));
+        }
         return adminCall(() -> {
             SortedMap<String, SortedMap<String, List<Integer>>> result = new TreeMap<>();
             if (group.isPresent()) {
@@ -216,6 +238,7 @@ public final class PixyAdmin {
                 result.put(g, owners);
                 return result;
             }
+            result.putAll(shares.allConsumers(topic));
             Collection<String> groups = calls.await("failed to fetch consumer groups",
                     admin.listGroups(ListGroupsOptions.forConsumerGroups()).all()).stream().map(l -> l.groupId()).toList();
             if (groups.isEmpty()) {
@@ -362,31 +385,6 @@ public final class PixyAdmin {
                     p.replicas().stream().map(Node::id).toList(), p.isr().stream().map(Node::id).toList()));
         }
         result.sort(java.util.Comparator.comparingInt(TopicInfo.Partition::partition));
-        return result;
-    }
-
-    /** The topic's partitions in id order; {@code UNKNOWN_TOPIC} with {@code prefix} + sarama's text if none. */
-    private List<TopicPartition> partitions(String topic, String prefix) {
-        try {
-            TopicDescription d = calls.await("failed to get topic partitions",
-                    admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
-            List<TopicPartition> result = new ArrayList<>();
-            d.partitions().forEach(p -> result.add(new TopicPartition(topic, p.partition())));
-            result.sort(java.util.Comparator.comparingInt(TopicPartition::partition));
-            return result;
-        } catch (AdminCalls.Failure f) {
-            if (f.getCause() instanceof UnknownTopicOrPartitionException) {
-                throw new PixyException(ErrorKind.UNKNOWN_TOPIC, prefix + UNKNOWN_TOPIC_TEXT);
-            }
-            throw f;
-        }
-    }
-
-    private Map<TopicPartition, Long> logOffsets(List<TopicPartition> partitions, OffsetSpec spec, String context) {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        partitions.forEach(tp -> request.put(tp, spec));
-        Map<TopicPartition, Long> result = new HashMap<>();
-        calls.await(context, admin.listOffsets(request).all()).forEach((tp, info) -> result.put(tp, info.offset()));
         return result;
     }
 

@@ -61,7 +61,7 @@ public final class Proxy implements AutoCloseable {
         this.rawOffsets = rawOffsets;
         this.consumerOffsets = consumerOffsets;
         this.pixyAdmin = PixyAdmin.create(admin, rawOffsets, adminTimeout(config),
-                java.util.Optional.ofNullable(zooKeeper));
+                java.util.Optional.ofNullable(zooKeeper), config.consumer()::isShareGroup);
     }
 
     /**

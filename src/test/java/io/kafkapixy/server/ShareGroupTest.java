@@ -240,6 +240,63 @@ class ShareGroupTest {
         }
     }
 
+    @Test
+    void offsetsAndConsumersAnswerForAShareGroupAndOffsetsAreSetOnlyWhileItHasNoMembers() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        for (int i = 0; i < 3; i++) {
+            kafka.produce(topic, 0, null, "o" + i);
+        }
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-i",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(5))))) {
+            JsonObject before = offsets(pixy).getJsonObject(0);
+            assertEquals(-1, before.getJsonNumber("offset").longValue(), "not read yet: " + before);
+            for (int i = 0; i < 3; i++) {
+                take(pixy, "");
+            }
+            TestKafka.Waits.until(Duration.ofSeconds(30), "settled", () -> settled(group, 3));
+            JsonObject after = offsets(pixy).getJsonObject(0);
+            assertEquals(0, after.getInt("begin"));
+            assertEquals(3, after.getInt("end"));
+            assertEquals(0, after.getJsonNumber("lag").longValue(), after.toString());
+            assertEquals(shareOffsets(group).get(new TopicPartition(topic, 0)).startOffset(),
+                    after.getJsonNumber("offset").longValue(), "the group's start offset, as the Admin client reads it");
+
+            HttpResponse<String> consumers = pixy.get("/topics/" + topic + "/consumers?group=" + group);
+            assertEquals(200, consumers.statusCode(), consumers.body());
+            JsonObject members = object(consumers.body()).getJsonObject(group);
+            assertTrue(members.size() >= 1, consumers.body());
+            members.values().forEach(parts -> assertEquals("[0]", parts.toString().replaceAll("\\s", "")));
+
+            HttpResponse<String> busy = pixy.post("/topics/" + topic + "/offsets?group=" + group,
+                    "application/json", "[{\"partition\": 0, \"offset\": 0}]");
+            assertEquals(409, busy.statusCode(), busy.body());
+            assertTrue(object(busy.body()).getString("error").contains("The group is not empty."), busy.body());
+        }
+        TestKafka.Waits.until(Duration.ofSeconds(60), "the group's members gone", () -> {
+            try {
+                return kafka.admin().describeShareGroups(List.of(group)).describedGroups().get(group)
+                        .get(30, TimeUnit.SECONDS).members().isEmpty();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-j",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(5))))) {
+            HttpResponse<String> set = pixy.post("/topics/" + topic + "/offsets?group=" + group,
+                    "application/json", "[{\"partition\": 0, \"offset\": 1}]");
+            assertEquals(200, set.statusCode(), set.body());
+            assertEquals(1, shareOffsets(group).get(new TopicPartition(topic, 0)).startOffset());
+            assertEquals("o1", value(take(pixy, "")), "read again from the offset set");
+        }
+    }
+
+    private jakarta.json.JsonArray offsets(RunningPixy pixy) {
+        HttpResponse<String> rs = pixy.get("/topics/" + topic + "/offsets?group=" + group);
+        assertEquals(200, rs.statusCode(), rs.body());
+        return jakarta.json.Json.createReader(new java.io.StringReader(rs.body())).readArray();
+    }
+
     private ConsRs grpcTake(RunningPixy pixy) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
