@@ -33,7 +33,17 @@ final class ShareGroups {
 
     private static final System.Logger LOG = System.getLogger(ShareGroups.class.getName());
 
+    /**
+     * After a share consumer failed for good (no share groups on the brokers, a classic group's id), how long its
+     * group and topic's requests get its answer at once instead of starting another: each start costs a join, and
+     * kafka-clients logs each refusal.
+     */
+    static final Duration FAILURE_HOLD = Duration.ofSeconds(10);
+
     private record Key(String group, String topic) {
+    }
+
+    private record Failure(PixyException answer, Instant at) {
     }
 
     private final ConsumerConfig config;
@@ -47,6 +57,8 @@ final class ShareGroups {
     private final Set<String> prepared = ConcurrentHashMap.newKeySet();
     /** Failures already logged, per group: a broker without share groups is said once, not per request. */
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
+    /** The last failure that stopped a consumer, per group and topic, while {@link #FAILURE_HOLD} lasts. */
+    private final Map<Key, Failure> failures = new ConcurrentHashMap<>();
     private volatile boolean closing;
 
     ShareGroups(ConsumerConfig config, Function<String, ShareConsumer<byte[], byte[]>> factory, ShareGroupSetup setup,
@@ -68,6 +80,7 @@ final class ShareGroups {
      */
     PendingConsume consume(String group, String topic, Instant arrival, boolean autoAck, Receiver receiver) {
         prepare(group);
+        throwIfFailedLately(new Key(group, topic));
         while (true) {
             if (closing) {
                 throw PixyException.shuttingDown();
@@ -98,6 +111,7 @@ final class ShareGroups {
      */
     ShareStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
         prepare(group);
+        topics.forEach(topic -> throwIfFailedLately(new Key(group, topic)));
         ShareStream stream = new ShareStream(topics, maxCredits, config.ackTimeout(), sink);
         Map<String, ShareTopic> serving = new java.util.LinkedHashMap<>();
         for (String topic : topics) {
@@ -146,7 +160,23 @@ final class ShareGroups {
         return made[0];
     }
 
+    private void throwIfFailedLately(Key key) {
+        Failure f = failures.get(key);
+        if (f != null) {
+            if (clock.instant().isBefore(f.at().plus(FAILURE_HOLD))) {
+                throw f.answer();
+            }
+            failures.remove(key, f);
+        }
+    }
+
     private void failed(ShareTopic topic, PixyException answer) {
+        Instant now = clock.instant();
+        failures.values().removeIf(f -> !now.isBefore(f.at().plus(FAILURE_HOLD)));
+        failures.put(new Key(topic.group, topic.topic), new Failure(answer, now));
+        if (logged.size() > 1_000) {
+            logged.clear();
+        }
         if (logged.add(topic.group + "\n" + answer.getMessage())) {
             LOG.log(Level.ERROR, "Group {0}: {1}", topic.group, answer.getMessage());
         }
