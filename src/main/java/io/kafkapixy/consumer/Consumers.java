@@ -231,12 +231,14 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
     }
 
     /**
-     * True when a consume request for {@code group} would make a new member here through a guard that may wait for
-     * ZooKeeper (the mixed-membership guard): a caller that must not block hands such a request to a thread first.
+     * True when a consume request for {@code group} and {@code topic} may wait before it is parked: a new member made
+     * here through a guard that may ask ZooKeeper (the mixed-membership guard), or a share group's first request here
+     * for the topic, which sets the group up at the broker. A caller that must not block hands such a request to a
+     * thread first.
      */
-    public boolean joinMayBlock(String group) {
+    public boolean joinMayBlock(String group, String topic) {
         if (config.isShareGroup(group)) {
-            return shares.prepareMayBlock(group);
+            return shares.prepareMayBlock(group, topic);
         }
         return guard != GroupGuard.NONE && openMember(group) == null;
     }

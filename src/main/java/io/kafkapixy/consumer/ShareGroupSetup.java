@@ -4,12 +4,27 @@ package io.kafkapixy.consumer;
  * Makes the proxy's consumer settings a share group's own at the broker before this instance's first share consumer
  * of the group starts: {@code ack_timeout} as its record lock duration, {@code max_retries} as its delivery limit.
  */
-@FunctionalInterface
 public interface ShareGroupSetup {
 
-    /** Leaves the group's settings as the broker has them. */
-    ShareGroupSetup NONE = group -> { };
+    /** Leaves the group's settings and offsets as the broker has them. */
+    ShareGroupSetup NONE = new ShareGroupSetup() {
+        @Override
+        public void prepare(String group) {
+        }
+
+        @Override
+        public void startTopic(String group, String topic) {
+        }
+    };
 
     /** @throws io.kafkapixy.errors.PixyException the broker refused them, with its reason */
     void prepare(String group);
+
+    /**
+     * Before this instance's first request for the group's {@code topic}: a group that never read the topic and
+     * starts at the newest records ({@code share.auto.offset.reset}, {@code latest} by default) starts at the newest
+     * as of now, as a new classic group does at its first request, not at its first fetch, which comes later.
+     * Failures are only logged: the group then starts at its first fetch.
+     */
+    void startTopic(String group, String topic);
 }

@@ -55,6 +55,7 @@ final class ShareGroups {
     private final Deadlines deadlines;
     private final Map<Key, ShareTopic> topics = new ConcurrentHashMap<>();
     private final Set<String> prepared = ConcurrentHashMap.newKeySet();
+    private final Set<Key> started = ConcurrentHashMap.newKeySet();
     /** Failures already logged, per group: a broker without share groups is said once, not per request. */
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     /** The last failure that stopped a consumer, per group and topic, while {@link #FAILURE_HOLD} lasts. */
@@ -80,6 +81,7 @@ final class ShareGroups {
      */
     PendingConsume consume(String group, String topic, Instant arrival, boolean autoAck, Receiver receiver) {
         prepare(group);
+        startTopic(group, topic);
         throwIfFailedLately(new Key(group, topic));
         while (true) {
             if (closing) {
@@ -111,6 +113,7 @@ final class ShareGroups {
      */
     ShareStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
         prepare(group);
+        topics.forEach(topic -> startTopic(group, topic));
         topics.forEach(topic -> throwIfFailedLately(new Key(group, topic)));
         ShareStream stream = new ShareStream(topics, maxCredits, config.ackTimeout(), sink);
         Map<String, ShareTopic> serving = new java.util.LinkedHashMap<>();
@@ -136,15 +139,21 @@ final class ShareGroups {
         return this.topics.computeIfAbsent(new Key(group, topic), this::newTopic);
     }
 
-    /** Whether a request for {@code group} would first wait for the broker to take the group's settings. */
-    boolean prepareMayBlock(String group) {
-        return !prepared.contains(group);
+    /** Whether a request would first wait for the broker to take the group's settings or the topic's start. */
+    boolean prepareMayBlock(String group, String topic) {
+        return !prepared.contains(group) || !started.contains(new Key(group, topic));
     }
 
     private void prepare(String group) {
         if (!prepared.contains(group)) {
             setup.prepare(group);
             prepared.add(group);
+        }
+    }
+
+    private void startTopic(String group, String topic) {
+        if (started.add(new Key(group, topic))) {
+            setup.startTopic(group, topic);
         }
     }
 
@@ -155,6 +164,7 @@ final class ShareGroups {
                 t -> new ShareWorker(t, () -> factory.apply(k.group()), config.retryBackoff(), this::failed),
                 () -> {
                     topics.remove(k, made[0]);
+                    started.remove(k);
                     slot.close();
                 });
         return made[0];

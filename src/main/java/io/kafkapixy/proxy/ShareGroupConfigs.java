@@ -22,7 +22,13 @@ import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.AlterConfigsOptions;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.common.TopicPartition;
+import java.util.HashMap;
 
 /**
  * The proxy's consumer settings as share groups' own: {@code ack_timeout} is a group's record lock duration, and
@@ -31,6 +37,8 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * that has no such bounds (older than Kafka 4.1) is not checked, and its share groups fail at their first use.
  */
 final class ShareGroupConfigs implements ShareGroupSetup {
+
+    private static final System.Logger LOG = System.getLogger(ShareGroupConfigs.class.getName());
 
     static final String LOCK_DURATION = "share.record.lock.duration.ms";
     static final String DELIVERY_LIMIT = "share.delivery.count.limit";
@@ -106,6 +114,47 @@ final class ShareGroupConfigs implements ShareGroupSetup {
             Thread.currentThread().interrupt();
             throw PixyException.shuttingDown();
         }
+    }
+
+    @Override
+    public void startTopic(String group, String topic) {
+        try {
+            List<TopicPartition> partitions = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic).partitions().stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            Map<TopicPartition, SharePartitionOffsetInfo> state = admin.listShareGroupOffsets(Map.of(group,
+                            new ListShareGroupOffsetsSpec().topicPartitions(partitions)))
+                    .partitionsToOffsetInfo(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            List<TopicPartition> unread = partitions.stream().filter(tp -> state.get(tp) == null).toList();
+            if (unread.isEmpty() || !"latest".equals(groupReset(group))) {
+                return;
+            }
+            Map<TopicPartition, OffsetSpec> newest = new HashMap<>();
+            unread.forEach(tp -> newest.put(tp, OffsetSpec.latest()));
+            Map<TopicPartition, Long> starts = new HashMap<>();
+            admin.listOffsets(newest).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach((tp, info) -> starts.put(tp, info.offset()));
+            admin.alterShareGroupOffsets(group, starts).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof GroupNotEmptyException)) {
+                // a member of the group (here or elsewhere) reads already: it started the group where it starts
+                LOG.log(System.Logger.Level.WARNING, "Share group {0}: could not start {1} at its newest records: "
+                        + "{2}; it starts at its first fetch", group, topic, e.getCause().getMessage());
+            }
+        } catch (TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "Share group {0}: could not start {1} at its newest records in {2}",
+                    group, topic, Durations.format(timeout));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The group's {@code share.auto.offset.reset}: {@code latest} unless the group was set otherwise. */
+    private String groupReset(String group) throws ExecutionException, InterruptedException, TimeoutException {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        ConfigEntry reset = admin.describeConfigs(List.of(resource)).all()
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource).get("share.auto.offset.reset");
+        return reset == null || reset.value() == null ? "latest" : reset.value();
     }
 
     private static AlterConfigOp set(String name, String value) {

@@ -297,6 +297,21 @@ class ShareGroupTest {
         return jakarta.json.Json.createReader(new java.io.StringReader(rs.body())).readArray();
     }
 
+    @Test
+    void aNewShareGroupStartsAtTheNewestRecordAsOfItsFirstRequestAsAClassicGroupDoes() throws Exception {
+        kafka.createTopic(topic, 1);
+        kafka.produce(topic, 0, null, "old");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-k",
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(1))))) {
+            assertEquals(408, pixy.get(messages("")).statusCode());
+            assertEquals(1, shareOffsets(group).get(new TopicPartition(topic, 0)).startOffset(),
+                    "started at the newest at once, not at its first fetch");
+            kafka.produce(topic, 0, null, "new");
+
+            assertEquals("new", value(take(pixy, "")));
+        }
+    }
+
     private ConsRs grpcTake(RunningPixy pixy) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {

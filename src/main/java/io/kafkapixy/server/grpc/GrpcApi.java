@@ -103,7 +103,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         UnaryConsumeCall call = UnaryConsumeCall.watch(out);
         // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
         // guard), which must not hold up the loop.
-        if (proxy.consumers().joinMayBlock(rq.getGroup())) {
+        if (proxy.consumers().joinMayBlock(rq.getGroup(), rq.getTopic())) {
             Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, call));
         } else {
             consume(proxy, rq, ack, out, call);
