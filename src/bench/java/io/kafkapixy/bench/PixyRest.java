@@ -50,6 +50,33 @@ final class PixyRest implements AutoCloseable {
         throw unexpected(rs);
     }
 
+    /** GET /topics/{topic}/messages?group={group}&noAck: the JSON message, or empty on 408. */
+    Optional<jakarta.json.JsonObject> consumeNoAck(String topic, String group)
+            throws IOException, InterruptedException, ClosedLoop.Unexpected {
+        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/messages?group=" + group
+                        + "&noAck")).timeout(longPoll.plusSeconds(10)).GET().build();
+        HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
+        if (rs.statusCode() == 200) {
+            return Optional.of(jakarta.json.Json.createReader(new java.io.StringReader(rs.body())).readObject());
+        }
+        if (rs.statusCode() == 408) {
+            return Optional.empty();
+        }
+        throw unexpected(rs);
+    }
+
+    /** POST /topics/{topic}/acks?group=&partition=&offset=. */
+    void ack(String topic, String group, int partition, long offset)
+            throws IOException, InterruptedException, ClosedLoop.Unexpected {
+        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/acks?group=" + group
+                        + "&partition=" + partition + "&offset=" + offset)).timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
+        if (rs.statusCode() != 200) {
+            throw unexpected(rs);
+        }
+    }
+
     static ClosedLoop.Unexpected unexpected(HttpResponse<String> rs) {
         String body = rs.body() == null ? "" : rs.body().strip();
         return new ClosedLoop.Unexpected("HTTP " + rs.statusCode() + " " + body.substring(0, Math.min(200,

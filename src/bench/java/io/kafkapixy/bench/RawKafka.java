@@ -50,6 +50,20 @@ final class RawKafka implements AutoCloseable {
         admin.createTopics(topics).all().get();
     }
 
+    /** Creates one topic of {@code partitions} partitions. */
+    void createTopic(String name, int partitions) throws ExecutionException, InterruptedException {
+        admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty()))).all().get();
+    }
+
+    /** A share group that starts at the oldest records (share groups start at the newest unless told). */
+    void startShareGroupAtBeginning(String group) throws ExecutionException, InterruptedException {
+        admin.incrementalAlterConfigs(Map.of(new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.GROUP, group), List.of(
+                new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry(
+                        "share.auto.offset.reset", "earliest"),
+                        org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
+    }
+
     void deleteTopics(Collection<String> names) throws ExecutionException, InterruptedException {
         admin.deleteTopics(names).all().get();
     }

@@ -80,7 +80,9 @@ final class Target implements AutoCloseable {
                     consumer:
                       long_polling_timeout: %s
                       shutdown_timeout: 2s
-                """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()))
+                      share_groups: [%s]
+                """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()),
+                        String.join(", ", ShareScenario.GROUPS))
                + System.getenv().getOrDefault("BENCH_PROXY_YAML", "") + "\n";
     }
 

@@ -25,6 +25,8 @@ final class Acquired {
     boolean lockExpired;
     /** The stream it was handed to, or null (a unary request's, or not handed out). */
     ShareStream stream;
+    /** Someone waits for the broker's answer to its settlement (an ack call): it is sent at once. */
+    boolean awaited;
     /** Nacked: released to the broker at this instant (or when its lock runs out, whichever is first). */
     Instant releaseAt;
     /** Completes once the broker has taken the settlement, or with why it did not. */

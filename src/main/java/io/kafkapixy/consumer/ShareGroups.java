@@ -196,7 +196,7 @@ final class ShareGroups {
     void ackQuietly(String group, String topic, int partition, long offset) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t != null) {
-            t.settle(partition, offset, AcknowledgeType.ACCEPT);
+            t.settle(partition, offset, AcknowledgeType.ACCEPT, false);
         }
     }
 
@@ -213,7 +213,7 @@ final class ShareGroups {
             return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED,
                     "acks channel missing for {" + group + " " + topic + " " + partition + "}"));
         }
-        CompletableFuture<Void> confirmed = t.settle(partition, offset, how);
+        CompletableFuture<Void> confirmed = t.settle(partition, offset, how, true);
         if (confirmed == null) {
             return CompletableFuture.failedFuture(ackTimeout());
         }

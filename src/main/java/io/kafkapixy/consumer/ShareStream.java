@@ -74,7 +74,7 @@ final class ShareStream implements ConsumerStream {
         int notTaken = 0;
         for (Ack a : refs) {
             ShareTopic t = topic(a.topic());
-            if (t == null || t.settle(a.partition(), a.offset(), how) == null) {
+            if (t == null || t.settle(a.partition(), a.offset(), how, false) == null) {
                 notTaken++;
             }
         }

@@ -142,15 +142,16 @@ final class ShareTopic implements Settler {
 
     @Override
     public boolean ack(String topic, int partition, long offset) {
-        return settle(partition, offset, AcknowledgeType.ACCEPT) != null;
+        return settle(partition, offset, AcknowledgeType.ACCEPT, false) != null;
     }
 
     /**
      * Settles a record out with a client (any client of the group here): its consumer sends the settlement to the
-     * broker. Returns what the broker answers, or null when no such record is out from here (never handed out,
-     * settled or nacked already, or its lock ran out).
+     * broker, at once when {@code awaited} (a caller waits for the answer), else with its next poll. Returns what the
+     * broker answers, or null when no such record is out from here (never handed out, settled or nacked already, or
+     * its lock ran out).
      */
-    CompletableFuture<Void> settle(int partition, long offset, AcknowledgeType how) {
+    CompletableFuture<Void> settle(int partition, long offset, AcknowledgeType how, boolean awaited) {
         lock.lock();
         try {
             Acquired a = out.remove(new Acquired.Key(partition, offset));
@@ -161,6 +162,7 @@ final class ShareTopic implements Settler {
                 a.stream.released(a);
             }
             a.settlement = how;
+            a.awaited = awaited;
             changed.signalAll();
             return a.confirmed;
         } finally {

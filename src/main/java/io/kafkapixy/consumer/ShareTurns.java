@@ -4,15 +4,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * The share consumers' side of a {@link ShareTopic}, under its lock: what each consumer does next, what its polls
@@ -40,7 +37,9 @@ final class ShareTurns {
                 List<Acquired> settled = new ArrayList<>();
                 w.held.removeIf(a -> a.settlement != null && settled.add(a));
                 if (!settled.isEmpty()) {
-                    return ShareTurn.settle(settled);
+                    ShareTurn turn = ShareTurn.settle(settled);
+                    w.unsent |= !turn.sendNow();
+                    return turn;
                 }
                 if (w.held.isEmpty()) {
                     if (t.shutdownDeadline != null || w.failed) {
@@ -50,6 +49,9 @@ final class ShareTurns {
                         t.polling++;
                         w.polling = true;
                         w.idleSince = null;
+                        w.unsent = false;
+                        // clients may still wait that this poll will not serve: the next consumer starts now
+                        t.grow();
                         return ShareTurn.POLL;
                     }
                     if (w.idleSince == null) {
@@ -58,6 +60,11 @@ final class ShareTurns {
                     if (!now.isBefore(w.idleSince.plus(t.config.subscriptionTimeout()))) {
                         return leave(w);
                     }
+                }
+                if (w.unsent) {
+                    // no poll comes next to carry what was acknowledged: it goes now, not after the lock ran out
+                    w.unsent = false;
+                    return ShareTurn.FLUSH;
                 }
                 t.changed.awaitNanos(Math.max(1, waitFor(w, now).toNanos()));
             }
@@ -146,27 +153,21 @@ final class ShareTurns {
         }
     }
 
-    /** The broker answered the settlements of {@code records}, per partition. */
-    void confirmed(List<Acquired> records, Map<TopicIdPartition, Optional<KafkaException>> results) {
-        for (Acquired a : records) {
-            Optional<KafkaException> error = Optional.empty();
-            for (var e : results.entrySet()) {
-                if (e.getKey().topic().equals(a.record.topic()) && e.getKey().partition() == a.record.partition()) {
-                    error = e.getValue();
-                }
-            }
-            if (error.isPresent()) {
-                a.confirmed.completeExceptionally(error.get());
-                continue;
-            }
-            a.confirmed.complete(null);
-            if (a.settlement == AcknowledgeType.ACCEPT) {
-                t.meters.acked();
-            } else if (a.settlement == AcknowledgeType.REJECT) {
-                t.meters.rejected();
-            } else if (!a.lockExpired) {
-                t.meters.released();
-            }
+    /** The broker answered the settlement of {@code a}: {@code error} null when it took it. Once per record. */
+    void confirmed(Acquired a, Exception error) {
+        if (error != null) {
+            a.confirmed.completeExceptionally(error);
+            return;
+        }
+        if (!a.confirmed.complete(null)) {
+            return;
+        }
+        if (a.settlement == AcknowledgeType.ACCEPT) {
+            t.meters.acked();
+        } else if (a.settlement == AcknowledgeType.REJECT) {
+            t.meters.rejected();
+        } else if (!a.lockExpired) {
+            t.meters.released();
         }
     }
 

@@ -3,6 +3,8 @@ package io.kafkapixy.consumer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,8 +42,12 @@ final class ShareWorker {
     private final BiConsumer<ShareTopic, PixyException> onFatal;
     private final Thread thread;
     private volatile ShareConsumer<byte[], byte[]> consumer;
+    /** Settlements acknowledged to the consumer whose answer has not come; this thread's only. */
+    private final Map<Acquired.Key, Acquired> sent = new HashMap<>();
     // guarded by the topic's lock
     final List<Acquired> held = new ArrayList<>();
+    /** Settlements acknowledged to the consumer and not sent yet: the next poll carries them, else a commit. */
+    boolean unsent;
     boolean polling;
     boolean failed;
     Instant idleSince;
@@ -83,11 +89,15 @@ final class ShareWorker {
             return;
         }
         consumer = c;
+        // the broker's answers to settlements, however they were sent (a commit, a poll, the close), on this thread
+        c.setAcknowledgementCommitCallback(this::answered);
         try {
             while (true) {
                 ShareTurn turn = topic.turns.nextTurn(this);
                 if (!turn.settle().isEmpty()) {
-                    settle(c, turn.settle());
+                    settle(c, turn.settle(), turn.sendNow());
+                } else if (turn.flush()) {
+                    send(c, List.copyOf(sent.values()));
                 } else if (turn.exit()) {
                     break;
                 } else if (turn.poll()) {
@@ -102,24 +112,59 @@ final class ShareWorker {
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "Failed to close a share consumer of group " + topic.group, e);
             }
+            sent.values().forEach(a -> a.confirmed.completeExceptionally(
+                    new IllegalStateException("the share consumer closed without the broker's answer")));
         }
     }
 
-    private void settle(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
+    /** Acknowledges {@code records} to the consumer; sends them at once with {@code now}, else with the next poll. */
+    private void settle(ShareConsumer<byte[], byte[]> c, List<Acquired> records, boolean now) {
         try {
             for (Acquired a : records) {
                 c.acknowledge(a.record, a.settlement);
+                sent.put(a.key(), a);
             }
+        } catch (RuntimeException e) {
+            records.forEach(a -> sent.remove(a.key()));
+            topic.turns.unconfirmed(records, e);
+            return;
+        }
+        if (now) {
+            send(c, records);
+        }
+    }
+
+    /** Sends what was acknowledged and waits for the broker's answers to {@code records}. */
+    private void send(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
+        try {
             Map<TopicIdPartition, Optional<KafkaException>> results = c.commitSync(COMMIT_TIMEOUT);
-            topic.turns.confirmed(records, results);
+            // answers the callback did not bring: per partition, as commitSync returns them
+            for (Acquired a : records) {
+                if (sent.remove(a.key()) != null) {
+                    topic.turns.confirmed(a, results.entrySet().stream()
+                            .filter(e -> e.getKey().topic().equals(a.record.topic())
+                                         && e.getKey().partition() == a.record.partition())
+                            .findFirst().flatMap(Map.Entry::getValue).orElse(null));
+                }
+            }
         } catch (WakeupException e) {
             // a shutdown: the settlements go with the close
-            topic.turns.unconfirmed(records, e);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: settling {1} records failed: {2}", topic.group,
                     records.size(), e.getMessage());
+            records.forEach(a -> sent.remove(a.key()));
             topic.turns.unconfirmed(records, e);
         }
+    }
+
+    /** The broker's answer to the settlements of these offsets ({@code error} null: taken). */
+    private void answered(Map<TopicIdPartition, Set<Long>> offsets, Exception error) {
+        offsets.forEach((tip, set) -> set.forEach(offset -> {
+            Acquired a = sent.remove(new Acquired.Key(tip.partition(), offset));
+            if (a != null) {
+                topic.turns.confirmed(a, error);
+            }
+        }));
     }
 
     private void poll(ShareConsumer<byte[], byte[]> c) {

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +18,7 @@ import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.MutableClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.AcknowledgementCommitCallback;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.MockShareConsumer;
@@ -55,6 +57,9 @@ class ShareTopicTest {
     /** Offsets whose settlement the broker refuses (their lock ran out there). */
     private final List<Long> refused = new CopyOnWriteArrayList<>();
     private final List<FakeBroker> consumers = new CopyOnWriteArrayList<>();
+    /** Settlements that went to the broker with a poll rather than alone. */
+    private final List<String> sentWithPolls = new CopyOnWriteArrayList<>();
+    private static final TopicIdPartition PARTITION = new TopicIdPartition(Uuid.ONE_UUID, 0, TOPIC);
     private final ShareTopic topic = new ShareTopic("g", TOPIC, ConsumerSettingsBuilder.fast().shareMembership()
             .ackTimeout(ACK_TIMEOUT).longPollingTimeout(Duration.ofSeconds(30)).build(), clock,
             ConsumerMetrics.Topic.NONE, t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10),
@@ -78,11 +83,32 @@ class ShareTopicTest {
         ConsumedMessage m = r.result.get(10, TimeUnit.SECONDS);
         assertEquals(0, m.offset());
         assertEquals(1, m.attempt());
-        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT, true);
 
         confirmed.get(10, TimeUnit.SECONDS);
         assertEquals(List.of("0:ACCEPT"), settled);
-        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT), "settled once");
+        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT, true), "settled once");
+    }
+
+    @Test
+    void anAckNobodyWaitsForGoesWithTheNextPollOrAloneWhenNoPollComes() throws Exception {
+        WaitingRequest first = park();
+        broker.add(record(0, 1));
+        first.result.get(10, TimeUnit.SECONDS);
+        WaitingRequest second = park();
+        broker.add(record(1, 1));
+        second.result.get(10, TimeUnit.SECONDS);
+
+        WaitingRequest next = park();
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, false);
+        broker.add(record(2, 1));
+        assertEquals(2, next.result.get(10, TimeUnit.SECONDS).offset());
+        Awaitility.await().atMost(WAIT).until(() -> sentWithPolls.contains("0:ACCEPT"));
+
+        CompletableFuture<Void> quiet = topic.settle(0, 1, AcknowledgeType.ACCEPT, false);
+        quiet.get(10, TimeUnit.SECONDS);
+        assertTrue(settled.contains("1:ACCEPT"), "sent alone, no client waiting for a poll: " + settled);
+        assertFalse(sentWithPolls.contains("1:ACCEPT"));
     }
 
     @Test
@@ -99,7 +125,7 @@ class ShareTopicTest {
         topic.serve();
 
         Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:RELEASE")));
-        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT), "no longer out from here");
+        assertNull(topic.settle(0, 0, AcknowledgeType.ACCEPT, true), "no longer out from here");
     }
 
     @Test
@@ -135,7 +161,7 @@ class ShareTopicTest {
         r.result.get(10, TimeUnit.SECONDS);
         refused.add(0L);
 
-        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+        CompletableFuture<Void> confirmed = topic.settle(0, 0, AcknowledgeType.ACCEPT, true);
 
         Awaitility.await().atMost(WAIT).until(confirmed::isDone);
         assertTrue(confirmed.isCompletedExceptionally());
@@ -159,7 +185,7 @@ class ShareTopicTest {
         topic.shutdown();
 
         assertTrue(parked.result.isCompletedExceptionally());
-        CompletableFuture<Void> late = topic.settle(0, 0, AcknowledgeType.ACCEPT);
+        CompletableFuture<Void> late = topic.settle(0, 0, AcknowledgeType.ACCEPT, true);
         late.get(10, TimeUnit.SECONDS);
         assertEquals(List.of("0:ACCEPT"), settled, "an ack during the drain is taken");
     }
@@ -233,8 +259,21 @@ class ShareTopicTest {
             super.subscribe(topics);
         }
 
+        private AcknowledgementCommitCallback callback;
+
+        @Override
+        public void setAcknowledgementCommitCallback(AcknowledgementCommitCallback callback) {
+            this.callback = callback;
+        }
+
         @Override
         public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
+            synchronized (this) {
+                if (!pending.isEmpty()) {
+                    sentWithPolls.addAll(pending);
+                    send();
+                }
+            }
             try {
                 ConsumerRecord<byte[], byte[]> r = broker.poll(Math.min(timeout.toMillis(), 50), TimeUnit.MILLISECONDS);
                 if (r == null) {
@@ -255,14 +294,27 @@ class ShareTopicTest {
 
         @Override
         public synchronized Map<TopicIdPartition, Optional<KafkaException>> commitSync(Duration timeout) {
+            if (pending.isEmpty()) {
+                return Map.of();
+            }
+            KafkaException error = send();
+            return Map.of(PARTITION, Optional.ofNullable(error));
+        }
+
+        /** The broker takes the pending settlements (or refuses them all, as it does a partition's) and answers. */
+        private KafkaException send() {
             boolean refuse = pendingOffsets.stream().anyMatch(refused::contains);
             if (!refuse) {
                 settled.addAll(pending);
             }
+            KafkaException error = refuse ? new InvalidRecordStateException("lock gone") : null;
+            Set<Long> offsets = Set.copyOf(pendingOffsets);
             pending.clear();
             pendingOffsets.clear();
-            return Map.of(new TopicIdPartition(Uuid.ONE_UUID, 0, TOPIC),
-                    refuse ? Optional.of(new InvalidRecordStateException("lock gone")) : Optional.empty());
+            if (callback != null) {
+                callback.onComplete(Map.of(PARTITION, offsets), error);
+            }
+            return error;
         }
 
         @Override
