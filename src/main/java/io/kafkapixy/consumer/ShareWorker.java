@@ -138,13 +138,15 @@ final class ShareWorker {
     private void send(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
         try {
             Map<TopicIdPartition, Optional<KafkaException>> results = c.commitSync(COMMIT_TIMEOUT);
-            // answers the callback did not bring: per partition, as commitSync returns them
+            // answers the callback did not bring, per partition as commitSync returns them; a record whose partition
+            // this commit did not carry went with an earlier poll, and its answer comes through the callback
             for (Acquired a : records) {
-                if (sent.remove(a.key()) != null) {
-                    topic.turns.confirmed(a, results.entrySet().stream()
-                            .filter(e -> e.getKey().topic().equals(a.record.topic())
-                                         && e.getKey().partition() == a.record.partition())
-                            .findFirst().flatMap(Map.Entry::getValue).orElse(null));
+                Optional<Optional<KafkaException>> answer = results.entrySet().stream()
+                        .filter(e -> e.getKey().topic().equals(a.record.topic())
+                                     && e.getKey().partition() == a.record.partition())
+                        .findFirst().map(Map.Entry::getValue);
+                if (answer.isPresent() && sent.remove(a.key()) != null) {
+                    topic.turns.confirmed(a, answer.get().orElse(null));
                 }
             }
         } catch (WakeupException e) {

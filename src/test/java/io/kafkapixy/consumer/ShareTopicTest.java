@@ -60,17 +60,28 @@ class ShareTopicTest {
     /** Settlements that went to the broker with a poll rather than alone. */
     private final List<String> sentWithPolls = new CopyOnWriteArrayList<>();
     private static final TopicIdPartition PARTITION = new TopicIdPartition(Uuid.ONE_UUID, 0, TOPIC);
-    private final ShareTopic topic = new ShareTopic("g", TOPIC, ConsumerSettingsBuilder.fast().shareMembership()
-            .ackTimeout(ACK_TIMEOUT).longPollingTimeout(Duration.ofSeconds(30)).build(), clock,
-            ConsumerMetrics.Topic.NONE, t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10),
-            (topic, answer) -> { }), () -> { });
+    private final ShareTopic topic = topic(config());
+
+    private static io.kafkapixy.config.ConsumerConfig config() {
+        return ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(ACK_TIMEOUT)
+                .longPollingTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    private ShareTopic topic(io.kafkapixy.config.ConsumerConfig config) {
+        return new ShareTopic("g", TOPIC, config, clock, ConsumerMetrics.Topic.NONE,
+                t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10), (topic, answer) -> { }), () -> { });
+    }
 
     @AfterEach
     void stop() throws InterruptedException {
-        topic.shutdown();
+        stop(topic);
+    }
+
+    private void stop(ShareTopic t) throws InterruptedException {
+        t.shutdown();
         clock.advance(Duration.ofHours(1));
-        topic.serve();
-        for (ShareWorker w : topic.workers()) {
+        t.serve();
+        for (ShareWorker w : t.workers()) {
             assertTrue(w.awaitDone(WAIT));
         }
     }
@@ -92,23 +103,25 @@ class ShareTopicTest {
 
     @Test
     void anAckNobodyWaitsForGoesWithTheNextPollOrAloneWhenNoPollComes() throws Exception {
-        WaitingRequest first = park();
-        broker.add(record(0, 1));
-        first.result.get(10, TimeUnit.SECONDS);
-        WaitingRequest second = park();
-        broker.add(record(1, 1));
-        second.result.get(10, TimeUnit.SECONDS);
+        ShareTopic single = topic(config().with(io.kafkapixy.config.ConsumerConfig.SHARE_CONSUMERS, 1));
+        try {
+            WaitingRequest first = single.park(clock.instant(), false, Receiver.ANY);
+            broker.add(record(0, 1));
+            first.result.get(10, TimeUnit.SECONDS);
+            WaitingRequest next = single.park(clock.instant(), false, Receiver.ANY);
 
-        WaitingRequest next = park();
-        topic.settle(0, 0, AcknowledgeType.ACCEPT, false);
-        broker.add(record(2, 1));
-        assertEquals(2, next.result.get(10, TimeUnit.SECONDS).offset());
-        Awaitility.await().atMost(WAIT).until(() -> sentWithPolls.contains("0:ACCEPT"));
+            // the one consumer holds record 0: only once it is settled can it poll for the waiting request
+            single.settle(0, 0, AcknowledgeType.ACCEPT, false);
+            broker.add(record(1, 1));
+            assertEquals(1, next.result.get(10, TimeUnit.SECONDS).offset());
+            Awaitility.await().atMost(WAIT).until(() -> sentWithPolls.contains("0:ACCEPT"));
 
-        CompletableFuture<Void> quiet = topic.settle(0, 1, AcknowledgeType.ACCEPT, false);
-        quiet.get(10, TimeUnit.SECONDS);
-        assertTrue(settled.contains("1:ACCEPT"), "sent alone, no client waiting for a poll: " + settled);
-        assertFalse(sentWithPolls.contains("1:ACCEPT"));
+            single.settle(0, 1, AcknowledgeType.ACCEPT, false).get(10, TimeUnit.SECONDS);
+            assertTrue(settled.contains("1:ACCEPT"), "sent alone, no client waiting for a poll: " + settled);
+            assertFalse(sentWithPolls.contains("1:ACCEPT"));
+        } finally {
+            stop(single);
+        }
     }
 
     @Test
