@@ -266,6 +266,11 @@ class ShareGroupTest {
             assertEquals(shareOffsets(group).get(new TopicPartition(topic, 0)).startOffset(),
                     after.getJsonNumber("offset").longValue(), "the group's start offset, as the Admin client reads it");
 
+            var grpcOffsets = pixy.grpc().getOffsets(mailgun.kafkapixy.GetOffsetsRq.newBuilder().setGroup(group)
+                    .setTopic(topic).build()).getOffsets(0);
+            assertEquals(after.getJsonNumber("offset").longValue(), grpcOffsets.getOffset(), "gRPC answers the same");
+            assertEquals(0, grpcOffsets.getLag());
+
             HttpResponse<String> consumers = pixy.get("/topics/" + topic + "/consumers?group=" + group);
             assertEquals(200, consumers.statusCode(), consumers.body());
             JsonObject members = object(consumers.body()).getJsonObject(group);
@@ -398,6 +403,16 @@ class ShareGroupTest {
         String text = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : e.getCause().getMessage());
         assertTrue(text.contains("consumer.ack_timeout 2h0m0s is outside the share group record lock durations the "
                                  + "brokers allow, 1s to 1h0m0s"), text);
+    }
+
+    @Test
+    void aMaxRetriesOutsideTheBrokersDeliveryBoundsStopsTheStartNamingBoth() {
+        var config = RunningPixy.config(kafka.bootstrap(), "share-m",
+                ConsumerSettingsBuilder.fast().shareMembership().maxRetries(0));
+        RuntimeException e = assertThrows(RuntimeException.class, () -> Application.start(config).close());
+        String text = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : e.getCause().getMessage());
+        assertTrue(text.contains("consumer.max_retries 0 makes a share group delivery count limit of 1 (retries + 1), "
+                                 + "outside the 2 to 10 the brokers allow"), text);
     }
 
     private JsonObject take(RunningPixy pixy, String flags) {
