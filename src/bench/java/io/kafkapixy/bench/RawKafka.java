@@ -77,6 +77,13 @@ final class RawKafka implements AutoCloseable {
      * Commits the oldest offsets for a group that has no members yet, so that the proxy, which starts a new group at
      * the newest offsets, reads the pre-filled topic from its start.
      */
+    /** As {@link #startGroupAtBeginning} for a topic of one partition (made by {@link #createTopic}). */
+    void startGroupAtBeginningOfOnePartition(String group, String topic)
+            throws ExecutionException, InterruptedException {
+        admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(0)))
+                .all().get();
+    }
+
     void startGroupAtBeginning(String group, String topic) throws ExecutionException, InterruptedException {
         Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
         offsets(topic, OffsetSpec.earliest()).forEach((tp, o) -> commits.put(tp, new OffsetAndMetadata(o)));

@@ -61,6 +61,13 @@ final class ShareScenario implements Scenario {
             eightRow.note(String.format("%.1fx one slow client", eight.rate() / one.rate()));
         }
         ctx.progress(eightRow);
+        // the same clients in a classic group, which offers up to max_pending_messages of a partition at once
+        String classic = ctx.newGroup("classic-slow");
+        ctx.kafka.startGroupAtBeginningOfOnePartition(classic, slowTopic);
+        ClosedLoop.Result classicEight = slowLoop(ctx, slowTopic, classic, SLOW_CLIENTS);
+        Report.Row classicRow = ctx.report.add(name(), "share.slow.classic.c8", "classic group: " + SLOW_CLIENTS
+                + " slow clients, one partition").result(classicEight);
+        ctx.progress(classicRow);
     }
 
     private void row(BenchContext ctx, String key, String label, ClosedLoop.Result r, String classicKey) {
@@ -74,6 +81,11 @@ final class ShareScenario implements Scenario {
     private static ClosedLoop.Result slow(BenchContext ctx, String topic, String group, int clients)
             throws Exception {
         ctx.kafka.startShareGroupAtBeginning(group);
+        return slowLoop(ctx, topic, group, clients);
+    }
+
+    private static ClosedLoop.Result slowLoop(BenchContext ctx, String topic, String group, int clients)
+            throws Exception {
         return ctx.loop(clients).run(i -> () -> {
             Optional<JsonObject> m = ctx.rest.consumeNoAck(topic, group);
             if (m.isEmpty()) {

@@ -61,7 +61,7 @@ class ShareGroupTest {
             kafka.produce(topic, 0, null, "m" + i);
         }
         try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-a",
-                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(5))))) {
+                ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(2))))) {
             List<String> values = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 JsonObject m = take(pixy, "&noAck");
@@ -107,7 +107,7 @@ class ShareGroupTest {
     void eightSlowClientsOnOnePartitionShareItAndEveryMessageIsAcceptedOnce() throws Exception {
         kafka.createTopic(topic, 1);
         startAtTheOldest(group);
-        int n = 400;
+        int n = 240;
         for (int i = 0; i < n; i++) {
             kafka.produce(topic, 0, null, "v" + i);
         }
