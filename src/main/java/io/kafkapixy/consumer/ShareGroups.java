@@ -4,7 +4,6 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,6 +53,8 @@ final class ShareGroups {
     private final Clock clock;
     private final Deadlines deadlines;
     private final Map<Key, ShareTopic> topics = new ConcurrentHashMap<>();
+    /** Every share consumer whose thread has not ended, those of topics gone included: close waits for them. */
+    private final Set<ShareWorker> live = ConcurrentHashMap.newKeySet();
     private final Set<String> prepared = ConcurrentHashMap.newKeySet();
     private final Set<Key> started = ConcurrentHashMap.newKeySet();
     /** Failures already logged, per group: a broker without share groups is said once, not per request. */
@@ -84,10 +85,7 @@ final class ShareGroups {
         startTopic(group, topic);
         throwIfFailedLately(new Key(group, topic));
         while (true) {
-            if (closing) {
-                throw PixyException.shuttingDown();
-            }
-            ShareTopic t = topicOf(group, topic);
+            ShareTopic t = openTopic(group, topic);
             WaitingRequest r = t.park(arrival, autoAck, receiver);
             if (r == null) {
                 continue;
@@ -117,26 +115,42 @@ final class ShareGroups {
         topics.forEach(topic -> throwIfFailedLately(new Key(group, topic)));
         ShareStream stream = new ShareStream(topics, maxCredits, config.ackTimeout(), sink);
         Map<String, ShareTopic> serving = new java.util.LinkedHashMap<>();
-        for (String topic : topics) {
-            while (true) {
-                if (closing) {
-                    serving.values().forEach(t -> t.streamDesk.detach(stream));
-                    throw PixyException.shuttingDown();
-                }
-                ShareTopic t = topicOf(group, topic);
-                if (t.streamDesk.attach(stream)) {
-                    serving.put(topic, t);
-                    break;
+        try {
+            for (String topic : topics) {
+                while (true) {
+                    ShareTopic t = openTopic(group, topic);
+                    if (t.streamDesk.attach(stream)) {
+                        serving.put(topic, t);
+                        break;
+                    }
                 }
             }
+        } catch (RuntimeException e) {
+            // attached to some topics only: nobody could close it
+            serving.values().forEach(t -> t.streamDesk.detach(stream));
+            throw e;
         }
         stream.serveFrom(serving);
         stream.resume();
         return stream;
     }
 
-    private ShareTopic topicOf(String group, String topic) {
-        return this.topics.computeIfAbsent(new Key(group, topic), this::newTopic);
+    /**
+     * The group and topic's state, made when it is new. A topic made while {@link #close} runs is shut down here
+     * (close sets {@code closing} before it looks at the topics), so none escapes it.
+     *
+     * @throws PixyException shutting down
+     */
+    private ShareTopic openTopic(String group, String topic) {
+        if (closing) {
+            throw PixyException.shuttingDown();
+        }
+        ShareTopic t = this.topics.computeIfAbsent(new Key(group, topic), this::newTopic);
+        if (closing) {
+            t.shutdown();
+            throw PixyException.shuttingDown();
+        }
+        return t;
     }
 
     /** Whether a request would first wait for the broker to take the group's settings or the topic's start. */
@@ -161,7 +175,12 @@ final class ShareGroups {
         InstanceLimits.Slot slot = limits.enterGroup();
         ShareTopic[] made = new ShareTopic[1];
         made[0] = new ShareTopic(k.group(), k.topic(), config, clock, metrics.topic(k.group(), k.topic(), "share"),
-                t -> new ShareWorker(t, () -> factory.apply(k.group()), config.retryBackoff(), this::failed),
+                t -> {
+                    ShareWorker w = new ShareWorker(t, () -> factory.apply(k.group()), config.retryBackoff(),
+                            this::failed, live::remove);
+                    live.add(w);
+                    return w;
+                },
                 () -> {
                     topics.remove(k, made[0]);
                     started.remove(k);
@@ -223,6 +242,7 @@ final class ShareGroups {
                             ? e.getCause() : e;
                     return CompletableFuture.failedFuture(
                             cause instanceof InvalidRecordStateException || cause instanceof TimeoutException
+                            || cause instanceof org.apache.kafka.common.errors.TimeoutException
                                     ? ackTimeout()
                                     : new PixyException(ErrorKind.ACK_FAILED, String.valueOf(cause.getMessage()),
                                     cause));
@@ -247,21 +267,21 @@ final class ShareGroups {
      */
     void close(Duration limit) {
         closing = true;
-        List<ShareWorker> workers = new ArrayList<>();
-        for (ShareTopic t : topics.values()) {
-            t.shutdown();
-            workers.addAll(t.workers());
-        }
+        topics.values().forEach(ShareTopic::shutdown);
         long deadline = System.nanoTime() + limit.toNanos();
-        for (ShareWorker w : workers) {
+        // consumers started meanwhile are in live too; each ends once its topic let it go and it closed
+        while (!live.isEmpty()) {
+            ShareWorker w = live.iterator().next();
             try {
                 if (!w.awaitDone(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-                    LOG.log(Level.WARNING, "A share consumer did not stop within {0}", limit);
+                    LOG.log(Level.WARNING, "Share consumers did not stop within {0}", limit);
+                    return;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
+            live.remove(w);
         }
     }
 }

@@ -66,6 +66,7 @@ final class ShareStreams {
                 }
             }
             t.dispatch();
+            t.goneIfUnused();
             return givenBack;
         } finally {
             t.lock.unlock();

@@ -56,6 +56,8 @@ final class ShareTopic implements Settler {
     final List<ShareStream> streams = new ArrayList<>();
     int polling;
     boolean gone;
+    /** A consumer's failure is being answered: no new consumer starts meanwhile. */
+    boolean failing;
     Instant shutdownDeadline;
 
     ShareTopic(String group, String topic, ConsumerConfig config, Clock clock, ConsumerMetrics.Topic meters,
@@ -117,6 +119,7 @@ final class ShareTopic implements Settler {
             if (!r.result.isDone() && waiting.remove(r)) {
                 r.result.completeExceptionally(answer);
             }
+            goneIfUnused();
         } finally {
             lock.unlock();
         }
@@ -275,7 +278,7 @@ final class ShareTopic implements Settler {
 
     /** Under the lock: a new consumer when records are wanted and every consumer is busy. */
     void grow() {
-        if (shutdownDeadline != null || gone || !wantsPoll() || pool.size() >= config.shareConsumers()) {
+        if (shutdownDeadline != null || gone || failing || !wantsPoll() || pool.size() >= config.shareConsumers()) {
             return;
         }
         for (ShareWorker w : pool) {
@@ -286,6 +289,16 @@ final class ShareTopic implements Settler {
         ShareWorker w = workers.apply(this);
         pool.add(w);
         w.start();
+    }
+
+    /**
+     * Under the lock: a topic with no consumer and no client left is gone (its slot of the instance's groups is
+     * given back); the next request makes a new one.
+     */
+    void goneIfUnused() {
+        if (!gone && pool.isEmpty() && waiting.isEmpty() && streams.isEmpty()) {
+            turns.goneNow(PixyException.shuttingDown());
+        }
     }
 
     /** Under the lock: answers every parked request {@code answer}. */

@@ -118,7 +118,7 @@ final class ShareTurns {
             if (expired || nackDue || stop) {
                 a.settlement = AcknowledgeType.RELEASE;
                 a.lockExpired = expired;
-                t.out.remove(a.key());
+                t.out.remove(a.key(), a);
                 t.unhanded.remove(a);
                 if (a.stream != null) {
                     a.stream.released(a);
@@ -131,13 +131,13 @@ final class ShareTurns {
     }
 
     /** A poll of {@code w} returned: its records go to the waiting clients, oldest first. */
-    void acquired(ShareWorker w, ConsumerRecords<byte[], byte[]> records, Optional<Integer> lockMs) {
+    void acquired(ShareWorker w, ConsumerRecords<byte[], byte[]> records, Optional<Integer> lockMs,
+                  Instant polledAt) {
         t.lock.lock();
         try {
             t.polling--;
             w.polling = false;
-            Instant deadline = t.clock.instant().plus(lockMs.map(ms -> Duration.ofMillis(ms))
-                    .orElse(t.config.ackTimeout()));
+            Instant deadline = polledAt.plus(lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout()));
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 Acquired a = new Acquired(w, r, deadline);
                 w.held.add(a);
@@ -189,8 +189,14 @@ final class ShareTurns {
             }
             if (fatal) {
                 w.failed = true;
-                t.failWaiting(answer);
-                t.streamDesk.endStreams(answer);
+                // no new consumer while the clients are answered: they would only fail the same way
+                t.failing = true;
+                try {
+                    t.failWaiting(answer);
+                    t.streamDesk.endStreams(answer);
+                } finally {
+                    t.failing = false;
+                }
             }
             t.changed.signalAll();
         } finally {

@@ -40,6 +40,8 @@ final class ShareWorker {
     private final Duration retryBackoff;
     /** Told of a failure that stopped the consumer, once per failure (the caller decides what to log). */
     private final BiConsumer<ShareTopic, PixyException> onFatal;
+    /** Told once, on this thread, when the consumer is closed and the thread ends. */
+    private final java.util.function.Consumer<ShareWorker> onExit;
     private final Thread thread;
     private volatile ShareConsumer<byte[], byte[]> consumer;
     /** Settlements acknowledged to the consumer whose answer has not come; this thread's only. */
@@ -53,13 +55,20 @@ final class ShareWorker {
     Instant idleSince;
 
     ShareWorker(ShareTopic topic, Supplier<ShareConsumer<byte[], byte[]>> factory, Duration retryBackoff,
-                BiConsumer<ShareTopic, PixyException> onFatal) {
+                BiConsumer<ShareTopic, PixyException> onFatal, java.util.function.Consumer<ShareWorker> onExit) {
         this.topic = topic;
         this.factory = factory;
         this.retryBackoff = retryBackoff;
         this.onFatal = onFatal;
+        this.onExit = onExit;
         this.thread = Thread.ofPlatform().name("share-" + topic.group + "-" + topic.topic).daemon()
-                .unstarted(this::run);
+                .unstarted(() -> {
+                    try {
+                        run();
+                    } finally {
+                        onExit.accept(this);
+                    }
+                });
     }
 
     void start() {
@@ -79,11 +88,14 @@ final class ShareWorker {
     }
 
     private void run() {
-        ShareConsumer<byte[], byte[]> c;
+        ShareConsumer<byte[], byte[]> c = null;
         try {
             c = factory.get();
             c.subscribe(List.of(topic.topic));
         } catch (RuntimeException e) {
+            if (c != null) {
+                closeQuietly(c);
+            }
             fail(e, true);
             leaveAfterFailure();
             return;
@@ -107,13 +119,17 @@ final class ShareWorker {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            try {
-                c.close(COMMIT_TIMEOUT);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "Failed to close a share consumer of group " + topic.group, e);
-            }
+            closeQuietly(c);
             sent.values().forEach(a -> a.confirmed.completeExceptionally(
                     new IllegalStateException("the share consumer closed without the broker's answer")));
+        }
+    }
+
+    private void closeQuietly(ShareConsumer<byte[], byte[]> c) {
+        try {
+            c.close(COMMIT_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Failed to close a share consumer of group " + topic.group, e);
         }
     }
 
@@ -171,6 +187,8 @@ final class ShareWorker {
 
     private void poll(ShareConsumer<byte[], byte[]> c) {
         ConsumerRecords<byte[], byte[]> records;
+        // the broker's locks start before the answer arrives: counted from here, they end here no later than there
+        java.time.Instant polledAt = topic.clock.instant();
         try {
             records = c.poll(POLL_WAIT);
         } catch (WakeupException e) {
@@ -183,7 +201,7 @@ final class ShareWorker {
             fail(e, true);
             return;
         }
-        topic.turns.acquired(this, records, c.acquisitionLockTimeoutMs());
+        topic.turns.acquired(this, records, c.acquisitionLockTimeoutMs(), polledAt);
     }
 
     private void fail(RuntimeException e, boolean fatal) {

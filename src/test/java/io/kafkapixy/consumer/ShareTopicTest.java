@@ -68,8 +68,13 @@ class ShareTopicTest {
     }
 
     private ShareTopic topic(io.kafkapixy.config.ConsumerConfig config) {
+        return topic(config, () -> { });
+    }
+
+    private ShareTopic topic(io.kafkapixy.config.ConsumerConfig config, Runnable onGone) {
         return new ShareTopic("g", TOPIC, config, clock, ConsumerMetrics.Topic.NONE,
-                t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10), (topic, answer) -> { }), () -> { });
+                t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10), (topic, answer) -> { }, w -> { }),
+                onGone);
     }
 
     @AfterEach
@@ -178,6 +183,20 @@ class ShareTopicTest {
 
         Awaitility.await().atMost(WAIT).until(confirmed::isDone);
         assertTrue(confirmed.isCompletedExceptionally());
+    }
+
+    @Test
+    void aTopicWhoseLastClientLeftBeforeAnyConsumerStartedIsGone() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger gone = new java.util.concurrent.atomic.AtomicInteger();
+        ShareTopic lonely = topic(config(), gone::incrementAndGet);
+        // a client that cannot take an answer (a gRPC call nearly out of time) makes no consumer start
+        WaitingRequest r = lonely.park(clock.instant(), false, () -> false);
+        assertTrue(lonely.workers().isEmpty());
+
+        lonely.giveUp(TOPIC, r, PixyException.longPollTimeout());
+
+        assertEquals(1, gone.get(), "its slot among the instance's groups is given back");
+        assertNull(lonely.park(clock.instant(), false, Receiver.ANY), "the next request makes a new topic");
     }
 
     @Test
