@@ -37,32 +37,28 @@ final class ConsumerSettings {
     /** Makes a group's {@code KafkaConsumer}: {@code kafkaCommon} (brokers, security) with {@link #of}. */
     static Function<String, Consumer<byte[], byte[]>> classicFactory(ConsumerConfig config,
                                                                     Map<String, Object> kafkaCommon) {
-        Map<String, Object> common = Map.copyOf(kafkaCommon);
-        return group -> {
-            Map<String, Object> settings = new HashMap<>(common);
-            settings.putAll(of(config, group));
-            return new KafkaConsumer<>(settings);
-        };
+        return factory(kafkaCommon, group -> of(config, group), KafkaConsumer::new);
     }
 
     /** Makes a share group's {@code KafkaShareConsumer}: {@code kafkaCommon} with {@link #share}. */
     static Function<String, ShareConsumer<byte[], byte[]>> shareFactory(ConsumerConfig config,
                                                                        Map<String, Object> kafkaCommon) {
+        return factory(kafkaCommon, group -> share(config, group), KafkaShareConsumer::new);
+    }
+
+    private static <C> Function<String, C> factory(Map<String, Object> kafkaCommon,
+                                                   Function<String, Map<String, Object>> own,
+                                                   Function<Map<String, Object>, C> make) {
         Map<String, Object> common = Map.copyOf(kafkaCommon);
         return group -> {
             Map<String, Object> settings = new HashMap<>(common);
-            settings.putAll(share(config, group));
-            return new KafkaShareConsumer<>(settings);
+            settings.putAll(own.apply(group));
+            return make.apply(settings);
         };
     }
 
     static Map<String, Object> of(ConsumerConfig c, String group) {
-        Map<String, Object> s = new HashMap<>();
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
+        Map<String, Object> s = either(c, group);
         // Offsets are ours: the tracker commits them with the sparse-ack metadata.
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         // Initial positions are set explicitly (see InitialOffset); this only applies when a fetch falls off the log
@@ -71,16 +67,27 @@ final class ConsumerSettings {
         // Partitions that do not move keep flowing during a rebalance.
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
                 CooperativeStickyAssignor.class.getName());
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
-                (int) Math.max(1, c.fetchMaxWait().toMillis()));
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_MAX_BYTES);
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
                 (int) MAX_POLL_INTERVAL.toMillis());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
                 (int) c.sessionTimeout().toMillis());
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
                 (int) heartbeatInterval(c.sessionTimeout()).toMillis());
+        return s;
+    }
+
+    /** What a group's consumer of either kind is given: its group, byte arrays, the fetch limits, no client meters. */
+    private static Map<String, Object> either(ConsumerConfig c, String group) {
+        Map<String, Object> s = new HashMap<>();
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                ByteArrayDeserializer.class.getName());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                (int) Math.max(1, c.fetchMaxWait().toMillis()));
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_MAX_BYTES);
         // A member per group, and an instance may serve hundreds of groups: no JMX bean per client metric (the
         // proxy's own meters are on /metrics) and no client telemetry pushed to the brokers. Registering the beans
         // was a tenth of a new group's CPU and kept the platform MBean server's lock busy while groups joined.
@@ -95,23 +102,12 @@ final class ConsumerSettings {
      * of the classic consumer. The group's session timeout and heartbeats are the broker's group settings.
      */
     static Map<String, Object> share(ConsumerConfig c, String group) {
-        Map<String, Object> s = new HashMap<>();
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group);
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                ByteArrayDeserializer.class.getName());
+        Map<String, Object> s = either(c, group);
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
         // batch_optimized (kafka-clients' default) may acquire a producer's whole batch for one consumer: records
         // locked where no client may be waiting
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, c.fetchMaxBytes());
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
-                (int) Math.max(1, c.fetchMaxWait().toMillis()));
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_BYTES_CONFIG, FETCH_MAX_BYTES);
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG, "");
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_METRICS_PUSH_CONFIG, false);
         return s;
     }
 

@@ -31,7 +31,6 @@ final class ShareStream implements ConsumerStream {
     private volatile Map<String, ShareTopic> topics = Map.of();
     // guarded by this
     private long credits;
-    private final Set<Acquired> held = new HashSet<>();
     private boolean flushPending;
     private final List<Acquired> unflushed = new ArrayList<>();
     private final Set<Acquired> unsent = new HashSet<>();
@@ -138,7 +137,6 @@ final class ShareStream implements ConsumerStream {
     /** Hands a record over, spending a credit; true when it is the first since the last {@link #flush()}. */
     synchronized boolean take(Acquired a) {
         credits--;
-        held.add(a);
         if (sink.deliver(a.message)) {
             unflushed.clear();
         }
@@ -158,12 +156,7 @@ final class ShareStream implements ConsumerStream {
 
     /** The record was settled or nacked: no longer this stream's. */
     synchronized void released(Acquired a) {
-        held.remove(a);
         unsent.remove(a);
-    }
-
-    synchronized boolean holds(Acquired a) {
-        return held.contains(a);
     }
 
     /** Whether the record was handed to this stream and never reached its client. */

@@ -229,9 +229,7 @@ final class ShareWorker {
     /** What a parked request is answered when the consumer fails with {@code e}. */
     static PixyException answer(ShareTopic topic, RuntimeException e) {
         if (e instanceof UnsupportedVersionException) {
-            return new PixyException(ErrorKind.SHARE_GROUPS_UNAVAILABLE, "share groups are not available on this "
-                    + "cluster's brokers (they need Kafka 4.1 or later with the share.version feature on): "
-                    + e.getMessage());
+            return PixyException.shareGroupsUnavailable(e.getMessage());
         }
         return new PixyException(ErrorKind.INTERNAL, "share consumer of group " + topic.group + " failed: "
                 + e.getMessage());

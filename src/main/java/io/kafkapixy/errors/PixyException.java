@@ -59,6 +59,13 @@ public final class PixyException extends RuntimeException {
                 + " may be open at once (limits.max_streams)");
     }
 
+    /** A share group on brokers that do not serve share groups; {@code brokerReason} is their refusal. */
+    public static PixyException shareGroupsUnavailable(String brokerReason) {
+        return new PixyException(ErrorKind.SHARE_GROUPS_UNAVAILABLE, "share groups are not available on this "
+                + "cluster's brokers (they need Kafka 4.1 or later with the share.version feature on): "
+                + brokerReason);
+    }
+
     public static PixyException shuttingDown() {
         return new PixyException(ErrorKind.SHUTTING_DOWN, SHUTTING_DOWN_TEXT);
     }

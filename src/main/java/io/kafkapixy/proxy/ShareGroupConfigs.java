@@ -101,9 +101,7 @@ final class ShareGroupConfigs implements ShareGroupSetup {
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof UnsupportedVersionException) {
-                throw new PixyException(ErrorKind.SHARE_GROUPS_UNAVAILABLE, "share groups are not available on this "
-                        + "cluster's brokers (they need Kafka 4.1 or later with the share.version feature on): "
-                        + cause.getMessage());
+                throw PixyException.shareGroupsUnavailable(cause.getMessage());
             }
             throw new PixyException(ErrorKind.INTERNAL, "failed to set up share group " + group + ": "
                     + cause.getMessage(), cause);
