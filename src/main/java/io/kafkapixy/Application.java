@@ -35,6 +35,7 @@ public final class Application implements AutoCloseable {
         }
         try {
             Readiness readiness = new Readiness(proxies);
+            readiness.meter(metrics);
             return new Application(proxies, PixyServer.start(config, proxies, metrics, readiness), metrics,
                     readiness);
         } catch (RuntimeException e) {

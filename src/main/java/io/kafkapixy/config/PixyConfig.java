@@ -38,9 +38,18 @@ public final class PixyConfig {
             Bound.<Boolean>none(), "-accessLog",
             "one log line per REST and gRPC request (see Operations)");
 
+    public static final ConfigKey<Integer> INFLIGHT_ROWS = ConfigKey.of(
+            "inflight_rows", Type.INT, 1000,
+            Bound.atLeast(1),
+            "at most this many rows (partitions, messages, streams) in one answer of `/inflight` (see Operations)");
+    public static final ConfigKey<Boolean> INFLIGHT_MESSAGES = ConfigKey.of(
+            "inflight_messages", Type.BOOL, false,
+            Bound.<Boolean>none(),
+            "`/inflight` and its page show the keys and values of the messages out (they may be private)");
+
     /** The top-level keys, in the order the config summary and the README list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(GRPC_ADDR, TCP_ADDR, UNIX_ADDR, DEFAULT_CLUSTER,
-            ACCESS_LOG);
+            ACCESS_LOG, INFLIGHT_ROWS, INFLIGHT_MESSAGES);
 
     private final Settings values;
     private final Map<String, ProxyConfig> proxies;
@@ -131,6 +140,14 @@ public final class PixyConfig {
 
     public String defaultCluster() {
         return values.get(DEFAULT_CLUSTER);
+    }
+
+    public int inflightRows() {
+        return values.get(INFLIGHT_ROWS);
+    }
+
+    public boolean inflightMessages() {
+        return values.get(INFLIGHT_MESSAGES);
     }
 
     public boolean accessLog() {

@@ -19,6 +19,8 @@ final class Acquired {
     final ConsumerRecord<byte[], byte[]> record;
     final ConsumedMessage message;
     final Instant lockDeadline;
+    /** When this instance got it from the broker. */
+    final Instant acquiredAt;
     /** How the record is settled; null until it is. */
     AcknowledgeType settlement;
     /** Settled because its lock ran out (released by the broker already). */
@@ -32,10 +34,11 @@ final class Acquired {
     /** Completes once the broker has taken the settlement, or with why it did not. */
     final CompletableFuture<Void> confirmed = new CompletableFuture<>();
 
-    Acquired(ShareWorker holder, ConsumerRecord<byte[], byte[]> record, Instant lockDeadline) {
+    Acquired(ShareWorker holder, ConsumerRecord<byte[], byte[]> record, Instant lockDeadline, Instant acquiredAt) {
         this.holder = holder;
         this.record = record;
         this.lockDeadline = lockDeadline;
+        this.acquiredAt = acquiredAt;
         this.message = new ConsumedMessage(record.topic(), record.partition(), record.offset(), record.key(),
                 record.value(), java.util.List.of(record.headers().toArray()),
                 record.deliveryCount().map(Short::intValue).orElse(1));
@@ -44,6 +47,14 @@ final class Acquired {
     /** Where the record is, as clients name it in an ack. */
     Key key() {
         return new Key(record.partition(), record.offset());
+    }
+
+    /** A copy for {@link InFlight} at {@code now}: {@code out} with a client, or {@code waiting} for one. */
+    InFlight.Message view(Instant now, String where, boolean showMessages) {
+        return new InFlight.Message(record.partition(), record.offset(), message.attempt(),
+                java.time.Duration.between(acquiredAt, now).toMillis(),
+                java.time.Duration.between(now, lockDeadline).toMillis(), where,
+                showMessages ? record.key() : null, showMessages ? record.value() : null);
     }
 
     record Key(int partition, long offset) {

@@ -18,6 +18,10 @@ public interface ConsumerMetrics {
      */
     Topic topic(String group, String topic, String mode);
 
+    /** The settings alerts compare with: {@code consumer.ack_timeout} and {@code consumer.max_retries}. */
+    default void settings(java.time.Duration ackTimeout, int maxRetries) {
+    }
+
     /** This instance's partitions of {@code group} changed (assigned, revoked or lost). */
     void rebalanced(String group);
 
@@ -57,7 +61,7 @@ public interface ConsumerMetrics {
             }
 
             @Override
-            public void state(int parked, int unacked, long lag) {
+            public void state(int parked, int unacked, long lag, java.time.Instant oldestOut) {
             }
 
             @Override
@@ -103,10 +107,15 @@ public interface ConsumerMetrics {
         }
 
         /**
-         * A snapshot from the owning thread: requests parked, messages offered and not acked, and how far the
-         * committed offsets are behind the partitions' ends (summed over the partitions held here).
+         * A snapshot from the owning thread: requests parked, messages offered and not acked, how far the committed
+         * offsets are behind the partitions' ends (summed over the partitions held here), and when the message out
+         * the longest without an ack was first handed out (null: none is out).
          */
-        void state(int parked, int unacked, long lag);
+        void state(int parked, int unacked, long lag, java.time.Instant oldestOut);
+
+        /** Share groups: when the record out the longest without an ack was acquired (null: none is out). */
+        default void oldestOut(java.time.Instant since) {
+        }
 
         /**
          * The holder is done with the topic; once no holder is left the meters go too, so labels stay bounded.

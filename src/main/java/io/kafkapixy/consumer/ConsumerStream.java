@@ -39,6 +39,11 @@ public interface ConsumerStream {
          * the client ended it with {@link #close()}. The {@code givenBack} messages it held are given back already.
          */
         void end(PixyException reason, int givenBack);
+
+        /** The client's address as the transport knows it ({@code host:port}), for operators; empty if unknown. */
+        default String peer() {
+            return "";
+        }
     }
 
     /** A message to ack, reject or nack. */

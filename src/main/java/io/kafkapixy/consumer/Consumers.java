@@ -107,6 +107,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
         this.committedOffsets = committedOffsets;
         this.clock = clock;
         this.shares = new ShareGroups(config, shareFactory, shareSetup, metrics, limits, clock, deadlines);
+        metrics.settings(config.ackTimeout(), config.maxRetries());
     }
 
     /**
@@ -320,6 +321,30 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
             n += g.parkedRequests();
         }
         return n + shares.parkedRequests();
+    }
+
+    /**
+     * A copy of what this instance holds for its groups (see {@link InFlight}), by group name, each group copied under
+     * its own lock; {@code only} names the one group wanted (null: all). Rows beyond {@code rows}' limit are left out
+     * and the limit says so.
+     */
+    public List<InFlight.Group> inFlight(String only, InFlight.Rows rows) {
+        java.util.TreeMap<String, List<GroupConsumer>> classic = new java.util.TreeMap<>();
+        live.forEach((group, members) -> {
+            if (only == null || only.equals(group)) {
+                classic.put(group, List.copyOf(members.consumers));
+            }
+        });
+        List<InFlight.Group> groups = new ArrayList<>();
+        classic.forEach((group, members) -> members.forEach(g -> groups.add(g.view(rows))));
+        groups.addAll(shares.view(only, rows));
+        groups.sort(java.util.Comparator.comparing(InFlight.Group::group));
+        return groups;
+    }
+
+    /** The consumer settings the groups here run with. */
+    public ConsumerConfig config() {
+        return config;
     }
 
     private GroupConsumer member(String group) {

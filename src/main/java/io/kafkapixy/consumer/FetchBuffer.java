@@ -72,7 +72,9 @@ final class FetchBuffer {
                 }
             }
             for (PartitionState p : state.assigned.values()) {
-                if (p.shouldPauseFetching(size, state.config.maxPendingMessages())) {
+                boolean pause = p.shouldPauseFetching(size, state.config.maxPendingMessages());
+                p.paused(pause);
+                if (pause) {
                     full.add(p.tp);
                 }
             }
@@ -97,20 +99,29 @@ final class FetchBuffer {
     }
 
     /**
-     * Publishes each topic's gauges. {@code endOffsets} gives a partition's end as far as the consumer knows it (null
-     * when it does not).
+     * Publishes each topic's gauges and notes each partition's end for {@link InFlight}. {@code endOffsets} gives a
+     * partition's end as far as the consumer knows it (null when it does not); {@code partitionCounts} a topic's
+     * number of partitions as far as the consumer knows them.
      */
-    void reportState(Function<TopicPartition, Long> endOffsets) {
+    void reportState(Function<TopicPartition, Long> endOffsets, Map<String, Integer> partitionCounts) {
         state.locked(() -> {
             Map<String, Long> lag = new HashMap<>();
+            Map<String, Instant> oldest = new HashMap<>();
             state.assigned.forEach((tp, p) -> {
                 Long end = endOffsets.apply(tp);
                 if (end != null) {
+                    p.endOffset(end);
                     lag.merge(tp.topic(), Math.max(0, end - p.committableOffset()), Long::sum);
+                }
+                Instant since = p.oldestOut();
+                if (since != null) {
+                    oldest.merge(tp.topic(), since, (a, b) -> a.isBefore(b) ? a : b);
                 }
             });
             for (TopicState t : state.topics.values()) {
-                t.metrics.state(t.waitingCount(), t.unackedCount(), lag.getOrDefault(t.topic, 0L));
+                t.partitionCount(partitionCounts.getOrDefault(t.topic, 0));
+                t.metrics.state(t.waitingCount(), t.unackedCount(), lag.getOrDefault(t.topic, 0L),
+                        oldest.get(t.topic));
             }
         });
     }

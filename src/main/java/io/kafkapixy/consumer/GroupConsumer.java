@@ -120,6 +120,10 @@ final class GroupConsumer {
         return state.parkedRequests();
     }
 
+    InFlight.Group view(InFlight.Rows rows) {
+        return state.view(rows);
+    }
+
     /** True once this member takes no more requests (it is leaving the group or has left). */
     boolean isClosed() {
         return state.isClosed();

@@ -322,4 +322,21 @@ final class GroupState implements Settler {
             closed = true;
         });
     }
+
+    /** A copy for {@link InFlight}, taken under the lock; nothing else is done while it is held. */
+    InFlight.Group view(InFlight.Rows rows) {
+        return locked(() -> {
+            Instant now = clock.instant();
+            String how = shutdownDeadline != null ? "shutting_down" : closed ? "leaving" : "serving";
+            List<InFlight.Topic> views = new java.util.ArrayList<>();
+            new TreeSet<>(topics.keySet()).forEach(name -> views.add(topics.get(name).view(now, rows)));
+            List<InFlight.Stream> streamViews = new java.util.ArrayList<>();
+            for (MessageStream s : streams.all()) {
+                if (rows.take()) {
+                    streamViews.add(s.view());
+                }
+            }
+            return new InFlight.Group(group, mode(), how, List.copyOf(views), List.copyOf(streamViews));
+        });
+    }
 }

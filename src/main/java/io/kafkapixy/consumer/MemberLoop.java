@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -19,6 +20,7 @@ import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -155,7 +157,7 @@ final class MemberLoop {
         Map<TopicPartition, Long> positions = fetchPositions(scan ? kafka.assignment() : records.partitions());
         Set<TopicPartition> toPause = state.fetches.absorb(records, positions, now);
         if (scan) {
-            state.fetches.reportState(tp -> endOffset(tp, positions.get(tp)));
+            state.fetches.reportState(tp -> endOffset(tp, positions.get(tp)), partitionCounts(wanted));
         }
         toPause.addAll(handover.pending());
         updatePaused(toPause);
@@ -185,6 +187,22 @@ final class MemberLoop {
             return records;
         }
         return kafka.poll(wait);
+    }
+
+    /** The wanted topics' numbers of partitions as the consumer's metadata has them now (no round trip). */
+    private Map<String, Integer> partitionCounts(Set<String> topics) {
+        Map<String, Integer> counts = new HashMap<>();
+        for (String topic : topics) {
+            try {
+                List<PartitionInfo> partitions = kafka.partitionsFor(topic, Duration.ZERO);
+                if (partitions != null && !partitions.isEmpty()) {
+                    counts.put(topic, partitions.size());
+                }
+            } catch (RuntimeException notKnownYet) {
+                // no metadata for it yet: looked at again at the next scan
+            }
+        }
+        return counts;
     }
 
     /** The end of a partition as the consumer knows it from its last fetch, or null. */

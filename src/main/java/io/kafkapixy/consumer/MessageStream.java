@@ -259,4 +259,13 @@ public final class MessageStream implements ConsumerStream {
     long credits() {
         return credits;
     }
+
+    /** Under the group's lock: a copy for {@link InFlight}. */
+    InFlight.Stream view() {
+        int n = 0;
+        for (Map<Long, Integer> offsets : held.values()) {
+            n += offsets.size();
+        }
+        return new InFlight.Stream(sink.peer(), topics, credits, n);
+    }
 }

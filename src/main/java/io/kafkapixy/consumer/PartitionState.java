@@ -1,11 +1,14 @@
 package io.kafkapixy.consumer;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -28,7 +31,8 @@ final class PartitionState {
     final TopicPartition tp;
     private final OffsetTracker tracker;
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> fetched = new ArrayDeque<>();
-    private final Map<Long, ConsumerRecord<byte[], byte[]>> offered = new HashMap<>();
+    /** Messages out with clients and not acked, by offset, with when each was first handed out. */
+    private final Map<Long, Out> offered = new HashMap<>();
     /** Offsets with no record (transaction markers, compacted or deleted records): {from, to} pairs, ascending. */
     private final ArrayDeque<long[]> gaps = new ArrayDeque<>();
     private long nextExpected;
@@ -37,6 +41,10 @@ final class PartitionState {
     private long submittedOffset;
     private String submittedMetadata;
     private boolean revoking;
+    /** Whether fetching was last stopped (buffer full or too many offers out), as {@link FetchBuffer} decided. */
+    private boolean paused;
+    /** The partition's end as the consumer last knew it, or -1. */
+    private long endOffset = -1;
     /** The meters of the topic this partition is served under; set when it joins its {@link TopicState}. */
     private ConsumerMetrics.Topic metrics = ConsumerMetrics.Topic.NONE;
 
@@ -124,15 +132,15 @@ final class PartitionState {
         }
         takeDueRetry(now, maxRetries);
         if (dueRetry != null) {
-            ConsumerRecord<byte[], byte[]> record = offered.get(dueRetry.offset());
+            Out out = offered.get(dueRetry.offset());
             int attempt = dueRetry.retryNo() + 1;
             dueRetry = null;
-            if (record != null) {
+            if (out != null) {
                 if (attempt > 1) {
                     // a first delivery that never reached its client comes back as attempt 1: not a redelivery
                     metrics.redeliveredAt(attempt);
                 }
-                return message(record, attempt);
+                return message(out.record, attempt);
             }
         }
         if (tracker.offeredCount() > maxPending) {
@@ -145,7 +153,7 @@ final class PartitionState {
                 continue;
             }
             tracker.onOffered(offset, now);
-            offered.put(offset, record);
+            offered.put(offset, new Out(record, now));
             return message(record, 1);
         }
         return null;
@@ -164,10 +172,10 @@ final class PartitionState {
             }
             Offer offer = retry.get();
             if (maxRetries >= 0 && offer.retryNo() > maxRetries) {
-                ConsumerRecord<byte[], byte[]> record = offered.get(offer.offset());
+                Out out = offered.get(offer.offset());
                 LOG.log(Level.WARNING, "Too many retries: retryNo={0}, offset={1}, partition={2}, msg={3}",
-                        offer.retryNo(), offer.offset(), tp, record == null || record.value() == null ? ""
-                                : Base64.getEncoder().encodeToString(record.value()));
+                        offer.retryNo(), offer.offset(), tp, out == null || out.record.value() == null ? ""
+                                : Base64.getEncoder().encodeToString(out.record.value()));
                 ack(offer.offset());
                 metrics.dropped();
                 continue;
@@ -251,8 +259,63 @@ final class PartitionState {
         return new OffsetAndMetadata(submittedOffset, submittedMetadata);
     }
 
-    java.time.Duration waitForAcks(Instant now) {
+    Duration waitForAcks(Instant now) {
         return tracker.shouldWaitForAck(now);
+    }
+
+    /** Under the lock: fetching of this partition was stopped ({@code true}) or goes on. */
+    void paused(boolean paused) {
+        this.paused = paused;
+    }
+
+    /** Under the lock: the partition's end as the consumer knows it now. */
+    void endOffset(long endOffset) {
+        this.endOffset = endOffset;
+    }
+
+    /** When the message out the longest was first handed out, or null when none is out. */
+    Instant oldestOut() {
+        Instant oldest = null;
+        for (Out o : offered.values()) {
+            if (oldest == null || o.since.isBefore(oldest)) {
+                oldest = o.since;
+            }
+        }
+        return oldest;
+    }
+
+    /** A copy of this partition's state at {@code now}, its messages as far as {@code rows} allow. */
+    InFlight.Partition view(Instant now, InFlight.Rows rows) {
+        long oldestOffset = -1;
+        Instant oldest = null;
+        int redeliveries = 0;
+        List<InFlight.Message> messages = new ArrayList<>();
+        for (Offer offer : tracker.offers()) {
+            Out out = offered.get(offer.offset());
+            if (out == null) {
+                continue;
+            }
+            redeliveries += offer.retryNo();
+            if (oldest == null || out.since.isBefore(oldest)) {
+                oldest = out.since;
+                oldestOffset = offer.offset();
+            }
+            if (rows.take()) {
+                messages.add(new InFlight.Message(tp.partition(), offer.offset(), offer.retryNo() + 1,
+                        Duration.between(out.since, now).toMillis(),
+                        Duration.between(now, offer.deadline()).toMillis(), "out",
+                        rows.showMessages() ? out.record.key() : null,
+                        rows.showMessages() ? out.record.value() : null));
+            }
+        }
+        return new InFlight.Partition(tp.partition(), true, submittedOffset, tracker.offset(), tracker.sparseAcks(),
+                nextExpected, endOffset, fetched.size(), paused, revoking, tracker.offeredCount(), redeliveries,
+                oldestOffset, oldest == null ? -1 : Duration.between(oldest, now).toMillis(),
+                List.copyOf(messages));
+    }
+
+    /** A message out with a client: its record and when it was first handed out (redeliveries keep that time). */
+    private record Out(ConsumerRecord<byte[], byte[]> record, Instant since) {
     }
 
     private ConsumedMessage message(ConsumerRecord<byte[], byte[]> r, int attempt) {

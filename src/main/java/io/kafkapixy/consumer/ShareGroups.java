@@ -253,6 +253,35 @@ final class ShareGroups {
         return new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
     }
 
+    /** The share groups with topics on this instance, each a copy for {@link InFlight} ({@code only}: just it). */
+    List<InFlight.Group> view(String only, InFlight.Rows rows) {
+        java.util.TreeMap<String, java.util.TreeMap<String, ShareTopic>> byGroup = new java.util.TreeMap<>();
+        topics.forEach((k, t) -> {
+            if (only == null || only.equals(k.group())) {
+                byGroup.computeIfAbsent(k.group(), g -> new java.util.TreeMap<>()).put(k.topic(), t);
+            }
+        });
+        List<InFlight.Group> groups = new java.util.ArrayList<>();
+        byGroup.forEach((group, groupTopics) -> {
+            Map<ShareStream, Integer> held = new java.util.LinkedHashMap<>();
+            List<InFlight.Topic> views = new java.util.ArrayList<>();
+            java.util.Set<ShareStream> streams = new java.util.LinkedHashSet<>();
+            groupTopics.values().forEach(t -> {
+                views.add(t.view(rows, held));
+                streams.addAll(t.streamsNow());
+            });
+            List<InFlight.Stream> streamViews = new java.util.ArrayList<>();
+            for (ShareStream s : streams) {
+                if (rows.take()) {
+                    streamViews.add(s.view(held.getOrDefault(s, 0)));
+                }
+            }
+            groups.add(new InFlight.Group(group, "share", closing ? "shutting_down" : "serving", List.copyOf(views),
+                    List.copyOf(streamViews)));
+        });
+        return groups;
+    }
+
     int parkedRequests() {
         int n = 0;
         for (ShareTopic t : topics.values()) {

@@ -187,4 +187,9 @@ final class ShareStream implements ConsumerStream {
                     .filter(t -> t != from).forEach(t -> t.streamDesk.detach(this)));
         }
     }
+
+    /** A copy for {@link InFlight}; {@code held} is the count of records out with it, from its topics. */
+    synchronized InFlight.Stream view(int held) {
+        return new InFlight.Stream(sink.peer(), topicNames, credits, held);
+    }
 }

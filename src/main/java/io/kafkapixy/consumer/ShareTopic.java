@@ -166,6 +166,7 @@ final class ShareTopic implements Settler {
             }
             a.settlement = how;
             a.awaited = awaited;
+            reportOldest();
             changed.signalAll();
             return a.confirmed;
         } finally {
@@ -219,6 +220,16 @@ final class ShareTopic implements Settler {
         }
     }
 
+    /** The streams attached now. */
+    List<ShareStream> streamsNow() {
+        lock.lock();
+        try {
+            return List.copyOf(streams);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The consumers still running; their threads end once they have settled what they hold. */
     List<ShareWorker> workers() {
         lock.lock();
@@ -249,7 +260,49 @@ final class ShareTopic implements Settler {
         }
         streamDesk.dispatch();
         grow();
+        reportOldest();
         changed.signalAll();
+    }
+
+    /** Under the lock: tells the meters when the record out the longest with a client was acquired. */
+    void reportOldest() {
+        Instant oldest = null;
+        for (Acquired a : out.values()) {
+            if (oldest == null || a.acquiredAt.isBefore(oldest)) {
+                oldest = a.acquiredAt;
+            }
+        }
+        meters.oldestOut(oldest);
+    }
+
+    /**
+     * A copy for {@link InFlight}: the records acquired here, out with clients or waiting for one, within
+     * {@code rows}; each stream's count of records out with it is added to {@code heldByStream}.
+     */
+    InFlight.Topic view(InFlight.Rows rows, Map<ShareStream, Integer> heldByStream) {
+        lock.lock();
+        try {
+            Instant now = clock.instant();
+            List<InFlight.Message> acquired = new ArrayList<>();
+            for (Acquired a : out.values()) {
+                if (a.stream != null) {
+                    heldByStream.merge(a.stream, 1, Integer::sum);
+                }
+                if (rows.take()) {
+                    acquired.add(a.view(now, "out", rows.showMessages()));
+                }
+            }
+            for (Acquired a : unhanded) {
+                if (rows.take()) {
+                    acquired.add(a.view(now, "waiting", rows.showMessages()));
+                }
+            }
+            acquired.sort(java.util.Comparator.comparingInt(InFlight.Message::partition)
+                    .thenComparingLong(InFlight.Message::offset));
+            return new InFlight.Topic(topic, waiting.size(), 0, List.of(), pool.size(), List.copyOf(acquired));
+        } finally {
+            lock.unlock();
+        }
     }
 
     Acquired handOut() {

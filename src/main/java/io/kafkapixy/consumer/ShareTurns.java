@@ -128,6 +128,7 @@ final class ShareTurns {
                 }
             }
         }
+        t.reportOldest();
     }
 
     /** A poll of {@code w} returned: its records go to the waiting clients, oldest first. */
@@ -138,8 +139,9 @@ final class ShareTurns {
             t.polling--;
             w.polling = false;
             Instant deadline = polledAt.plus(lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout()));
+            Instant now = t.clock.instant();
             for (ConsumerRecord<byte[], byte[]> r : records) {
-                Acquired a = new Acquired(w, r, deadline);
+                Acquired a = new Acquired(w, r, deadline, now);
                 w.held.add(a);
                 if (t.shutdownDeadline != null) {
                     a.settlement = AcknowledgeType.RELEASE;

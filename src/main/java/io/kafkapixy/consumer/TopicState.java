@@ -26,6 +26,8 @@ final class TopicState {
     private int nextStream;
     private Instant lastRequest;
     private boolean expired;
+    /** The topic's number of partitions as the member last saw it; 0 while not known. */
+    private int partitionCount;
     final ConsumerMetrics.Topic metrics;
 
     TopicState(String topic, Instant created) {
@@ -242,5 +244,27 @@ final class TopicState {
 
     boolean expired() {
         return expired;
+    }
+
+    void partitionCount(int n) {
+        partitionCount = n;
+    }
+
+    /** A copy for {@link InFlight}: the partitions held here with their messages, then the others of the topic. */
+    InFlight.Topic view(Instant now, InFlight.Rows rows) {
+        List<InFlight.Partition> views = new ArrayList<>();
+        java.util.Set<Integer> here = new java.util.HashSet<>();
+        for (PartitionState p : partitions) {
+            here.add(p.tp.partition());
+            if (rows.take()) {
+                views.add(p.view(now, rows));
+            }
+        }
+        for (int i = 0; i < partitionCount; i++) {
+            if (!here.contains(i) && rows.take()) {
+                views.add(InFlight.Partition.notHere(i));
+            }
+        }
+        return new InFlight.Topic(topic, waiting.size(), partitionCount, List.copyOf(views), 0, List.of());
     }
 }

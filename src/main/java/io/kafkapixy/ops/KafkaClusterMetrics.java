@@ -1,5 +1,7 @@
 package io.kafkapixy.ops;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -72,6 +74,15 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
     }
 
     @Override
+    public void settings(Duration ackTimeout, int maxRetries) {
+        metrics.gauge("kafkapixy.consume.ack.timeout.seconds", "The cluster's consumer.ack_timeout: how long a message "
+                + "may be out without an ack before it is offered again", () -> ackTimeout.toMillis() / 1000.0,
+                clusterTag());
+        metrics.gauge("kafkapixy.consume.max.retries", "The cluster's consumer.max_retries: redeliveries before a "
+                + "message is given up (-1: never)", () -> maxRetries, clusterTag());
+    }
+
+    @Override
     public void rebalanced(String group) {
         rebalances.computeIfAbsent(group, g -> metrics.counter("kafkapixy.consume.rebalances",
                 "Changes of this instance's partitions of a group", clusterTag(), Tag.create("group", g)))
@@ -124,6 +135,9 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private final Gauge<Integer> parkedGauge;
         private final Gauge<Integer> unackedGauge;
         private final Gauge<Long> lagGauge;
+        private final Gauge<Double> oldestGauge;
+        /** When the message out the longest without an ack was handed out, or null. */
+        private volatile Instant oldestOut;
         private volatile int parked;
         private volatile int unacked;
         private volatile long lag;
@@ -163,6 +177,14 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             lagGauge = metrics.gauge("kafkapixy.consume.lag",
                     "Messages between the committed offsets and the ends of the partitions held here", () -> lag,
                     tags);
+            oldestGauge = metrics.gauge("kafkapixy.consume.oldest.unacked.seconds", "How long the message out the "
+                    + "longest without an ack has been out (since first handed out; share groups: since acquired); "
+                    + "0 when none is out", this::oldestAge, tags);
+        }
+
+        private double oldestAge() {
+            Instant since = oldestOut;
+            return since == null ? 0 : Math.max(0, Duration.between(since, Instant.now()).toMillis() / 1000.0);
         }
 
         @Override
@@ -217,10 +239,16 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         }
 
         @Override
-        public void state(int parked, int unacked, long lag) {
+        public void state(int parked, int unacked, long lag, Instant oldestOut) {
             this.parked = parked;
             this.unacked = unacked;
             this.lag = lag;
+            this.oldestOut = oldestOut;
+        }
+
+        @Override
+        public void oldestOut(Instant since) {
+            this.oldestOut = since;
         }
 
         /** The last holder's call unregisters the meters; later updates go to meters no scrape shows. */
@@ -237,7 +265,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             if (last[0]) {
                 List<Meter> meters = new java.util.ArrayList<>(requests.values());
                 meters.addAll(List.of(acks, redeliveries, dropped, returned, rejects, releases, lockExpiries,
-                        deliveryCounts, parkedGauge, unackedGauge, lagGauge));
+                        deliveryCounts, parkedGauge, unackedGauge, lagGauge, oldestGauge));
                 meters.forEach(metrics::remove);
             }
         }

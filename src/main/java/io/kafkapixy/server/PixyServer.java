@@ -120,7 +120,7 @@ public final class PixyServer implements AutoCloseable {
         HttpRouting.Builder routing = HttpRouting.builder();
         routing.addFilter(new RestRequestMetrics(metrics));
         tokens.ifPresent(t -> routing.addFilter(new RestBearerAuth(t)));
-        new RestApi(proxies).register(routing);
+        new RestApi(proxies, config.inflightRows(), config.inflightMessages()).register(routing);
         // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
         // Helidon 4.5's plain socket does not ask for client certificates (it drops the TLS client-auth
         // setting; ServerTlsTest catches it), so mutual TLS takes the NIO socket and its second buffer.

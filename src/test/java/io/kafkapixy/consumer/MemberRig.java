@@ -218,7 +218,7 @@ final class MemberRig {
                 }
 
                 @Override
-                public void state(int parked, int unacked, long lag) {
+                public void state(int parked, int unacked, long lag, java.time.Instant oldestOut) {
                 }
 
                 @Override

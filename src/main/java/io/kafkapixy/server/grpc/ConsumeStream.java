@@ -50,6 +50,8 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
     private final AtomicInteger streams;
     private final LongAdder open;
     private final StreamMeters meters;
+    /** The client's address, for operators. */
+    private final String peer = StreamPeers.current();
     /** Set by the first request, on the call's executor; read by later requests and by the end, on the same. */
     private volatile ConsumerStream stream;
     private boolean holdsSlot;
@@ -243,6 +245,11 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         // guarded by the group's lock, like every call here
         private ConsumeResponse.Builder batch = ConsumeResponse.newBuilder();
         private int batchBytes;
+
+        @Override
+        public String peer() {
+            return peer;
+        }
 
         @Override
         public boolean deliver(ConsumedMessage m) {

@@ -85,8 +85,8 @@ public final class GrpcServer implements AutoCloseable {
                 gzip.getMessageEncoding());
         List<ServerServiceDefinition> services = List.of(
                 service(StrictRequestParsing.of(new GrpcApi(proxies).bindService()), tokens),
-                service(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
-                        .bindService()), tokens),
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
+                        .bindService()), new StreamPeers()), tokens),
                 service(StrictRequestParsing.of(health.bindService()), tokens),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),
                 service(legacyReflection(), tokens));

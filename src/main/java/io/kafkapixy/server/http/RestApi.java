@@ -36,10 +36,21 @@ public final class RestApi {
     private static final byte[] NOT_FOUND_BODY = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
 
     private final ProxySet proxies;
+    private final InFlightHandler inFlight;
     private final List<RestRoute> routes = new ArrayList<>();
 
+    /** With {@code /inflight} at its defaults: 1,000 rows, no message keys and values. */
     public RestApi(ProxySet proxies) {
+        this(proxies, 1000, false);
+    }
+
+    /**
+     * @param inflightRows     the most rows one answer of {@code /inflight} has
+     * @param inflightMessages whether {@code /inflight} shows the keys and values of the messages out
+     */
+    public RestApi(ProxySet proxies, int inflightRows, boolean inflightMessages) {
         this.proxies = proxies;
+        this.inFlight = new InFlightHandler(proxies, inflightRows, inflightMessages);
     }
 
     /** Every method and path template {@link #register} added, in order (the 405/404 fallbacks excepted). */
@@ -66,6 +77,10 @@ public final class RestApi {
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
         routes.add(new RestRoute(Method.GET, "/_ping"));
+        operatorRoute(routing, paths, "/inflight", inFlight::all);
+        operatorRoute(routing, paths, "/inflight/{cluster}", inFlight::cluster);
+        operatorRoute(routing, paths, "/inflight/{cluster}/{group}", inFlight::group);
+        operatorRoute(routing, paths, InFlightPage.PATH, InFlightPage::send);
         routing.addFeature(new Fallbacks(paths));
     }
 
@@ -96,6 +111,19 @@ public final class RestApi {
         res.status(Status.NOT_FOUND_404);
         res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8"));
         res.send(NOT_FOUND_BODY);
+    }
+
+    /** Registers a GET route for operators, outside the API's cluster prefixes. */
+    private void operatorRoute(HttpRouting.Builder routing, Set<String> paths, String path, Handler handler) {
+        routing.route(Method.GET, path, (req, res) -> {
+            try {
+                handler.handle(req, res);
+            } catch (PixyException e) {
+                HttpErrors.send(res, e);
+            }
+        });
+        paths.add(path);
+        routes.add(new RestRoute(Method.GET, path));
     }
 
     /** Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}. */

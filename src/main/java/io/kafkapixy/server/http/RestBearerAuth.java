@@ -13,7 +13,8 @@ import io.kafkapixy.security.BearerTokens;
 
 /**
  * Requires {@code Authorization: Bearer <token>} on every REST route but the liveness ones ({@code /_ping},
- * {@code /health} and below), which probes call without credentials. A missing and a wrong token get the same 401,
+ * {@code /health} and below), which probes call without credentials, and the in-flight page, a static file a
+ * browser loads without a header (it holds no data: it asks for a token when {@code /inflight} answers 401). A missing and a wrong token get the same 401,
  * {@code {"error": "Unauthorized"}}: nothing tells a caller which it was.
  */
 public final class RestBearerAuth implements Filter {
@@ -25,7 +26,8 @@ public final class RestBearerAuth implements Filter {
     }
 
     static boolean open(String path) {
-        return path.equals("/_ping") || path.equals("/health") || path.startsWith("/health/");
+        return path.equals("/_ping") || path.equals("/health") || path.startsWith("/health/")
+               || path.equals(InFlightPage.PATH);
     }
 
     @Override
