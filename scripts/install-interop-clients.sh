@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the gRPC client stacks of the interop matrix (GrpcInteropIT) from Debian's packages: Python and Ruby on
 # gRPC C-core, grpc-go (built in GOPATH mode from Debian's sources), protoc and its Go plugins, Node.js and npm; and
-# the front ends put before the REST API (FrontEndsIT): nginx, HAProxy, ApacheBench (apache2-utils).
+# the front ends put before the REST API (FrontEndsIT): nginx, HAProxy, ApacheBench (apache2-utils); the headless
+# browser of the in-flight page's test (chromium, chromium-driver); promtool (prometheus) for the alert rules' tests.
 # Node's grpc-js comes from npm when the test runs (npm ci, from src/test/interop/node/package-lock.json).
 # Needs root (or sudo) when something is missing; does nothing when all is there.
 set -euo pipefail
 PACKAGES=(python3-grpcio python3-grpc-tools ruby-grpc ruby-grpc-tools golang-go golang-google-grpc-dev
           golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc
-          protobuf-compiler nginx haproxy apache2-utils)
+          protobuf-compiler nginx haproxy apache2-utils chromium chromium-driver prometheus)
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
 }
