@@ -194,6 +194,20 @@ class MetricsTest {
         return CompletableFuture.supplyAsync(() -> pixy.get(messages()), Background.THREADS);
     }
 
+    @Test
+    void whatAlertsCompareWithIsExported() {
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group,
+                ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofMillis(1500)).maxRetries(4)))) {
+            Scrape s = scrape(pixy);
+            assertEquals(1.5, s.value("kafkapixy_consume_ack_timeout_seconds", "cluster", "default"));
+            assertEquals(4, s.value("kafkapixy_consume_max_retries", "cluster", "default"));
+            assertEquals(1, s.value("kafkapixy_ready"));
+            assertEquals(1, s.value("kafkapixy_cluster_reachable", "cluster", "default"));
+            pixy.app().readiness().drain();
+            assertEquals(0, scrape(pixy).value("kafkapixy_ready"));
+        }
+    }
+
     private static Scrape scrape(RunningPixy pixy) {
         HttpResponse<String> rs = pixy.get("/metrics");
         assertEquals(200, rs.statusCode(), rs.body());

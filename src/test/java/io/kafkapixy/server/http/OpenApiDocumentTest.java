@@ -322,6 +322,7 @@ class OpenApiDocumentTest {
                 path = path.replace("{" + pname + "}", switch (pname) {
                     case "cluster" -> config.defaultCluster();
                     case "topic" -> topic;
+                    case "group" -> group;
                     default -> throw new AssertionError(name + ": no test value for path parameter " + pname);
                 });
             } else if ("query".equals(p.get("in")) && Boolean.TRUE.equals(p.get("required"))) {
