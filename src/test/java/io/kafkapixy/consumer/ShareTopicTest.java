@@ -147,6 +147,27 @@ class ShareTopicTest {
     }
 
     @Test
+    void theInFlightCopyShowsARecordOutWithItsAgeAndLockUntilItIsSettled() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+        clock.advance(Duration.ofSeconds(3));
+
+        java.util.Map<ShareStream, Integer> held = new java.util.HashMap<>();
+        InFlight.Topic view = topic.view(new InFlight.Rows(100, false), held);
+
+        assertEquals(List.of(), view.partitions(), "share groups have no partitions of their own here");
+        assertEquals(1, view.consumers());
+        InFlight.Message m = view.acquired().get(0);
+        assertEquals(0, m.offset());
+        assertEquals("out", m.where());
+        assertEquals(3_000, m.ageMs());
+        assertTrue(m.dueInMs() <= ACK_TIMEOUT.minusSeconds(3).toMillis() && m.dueInMs() > 0, "lock left: " + m);
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(), topic.view(new InFlight.Rows(100, false), held).acquired());
+    }
+
+    @Test
     void aClientHoldingItsRecordDoesNotHoldUpTheNext() throws Exception {
         WaitingRequest slow = park();
         broker.add(record(0, 1));

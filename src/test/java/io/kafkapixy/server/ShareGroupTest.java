@@ -93,6 +93,13 @@ class ShareGroupTest {
             JsonObject first = take(pixy, "&noAck");
             assertEquals("slow", value(first));
             assertFalse(settled(group, 1), "a record out with a client is not settled: " + shareOffsets(group));
+            JsonObject inFlight = object(pixy.get("/inflight/default/" + group).body()).getJsonArray("clusters")
+                    .getJsonObject(0).getJsonArray("groups").getJsonObject(0);
+            assertEquals("share", inFlight.getString("mode"));
+            JsonObject out = inFlight.getJsonArray("topics").getJsonObject(0).getJsonArray("acquired")
+                    .getJsonObject(0);
+            assertEquals(first.getJsonNumber("offset").longValue(), out.getJsonNumber("offset").longValue());
+            assertEquals("out", out.getString("where"), "acquired here and out with the client: " + inFlight);
             assertEquals(2000, Long.parseLong(groupConfig(group, "share.record.lock.duration.ms")),
                     "ack_timeout is the group's record lock duration");
 
