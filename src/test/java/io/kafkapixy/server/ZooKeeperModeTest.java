@@ -104,7 +104,31 @@ class ZooKeeperModeTest {
         kafka.createTopic(topic, 6);
         try (RunningPixy c = start("kp_c"); RunningPixy a = start("kp_a"); RunningPixy b = start("kp_b")) {
             awaitOwners(List.of(a, b, c), Map.of(0, "kp_a", 1, "kp_a", 2, "kp_b", 3, "kp_b", 4, "kp_c", 5, "kp_c"));
+            // each instance's /inflight names as its own exactly the partitions its claims in ZooKeeper hold
+            for (RunningPixy p : List.of(a, b, c)) {
+                TestKafka.Waits.until(REBALANCE, "/inflight matching the claims", () -> {
+                    Map<Integer, String> claims = owners();
+                    var topics = object(p.get("/inflight/default/" + group).body()).getJsonArray("clusters")
+                            .getJsonObject(0).getJsonArray("groups").getJsonObject(0).getJsonArray("topics");
+                    var partitions = topics.getJsonObject(0).getJsonArray("partitions");
+                    if (partitions.size() != 6) {
+                        return false;
+                    }
+                    for (int i = 0; i < 6; i++) {
+                        JsonObject part = partitions.getJsonObject(i);
+                        String owner = claims.get(part.getInt("partition"));
+                        if (part.getBoolean("owned") != clientIdOf(p, a, b).equals(owner)) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+            }
         }
+    }
+
+    private static String clientIdOf(RunningPixy p, RunningPixy a, RunningPixy b) {
+        return p == a ? "kp_a" : p == b ? "kp_b" : "kp_c";
     }
 
     @Test
