@@ -29,7 +29,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
                boolean help) {
 
     static final List<String> ALL_SCENARIOS =
-            List.of("footprint", "produce-sync", "produce-async", "stream-produce", "consume", "share", "capacity",
+            List.of("footprint", "produce-sync", "produce-async", "stream-produce", "consume", "inflight", "share",
+                    "capacity",
                     "idle-topics");
 
     static final String USAGE = """
@@ -50,7 +51,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --fill N                   messages pre-filled for the consume scenarios (default: sized from the
                                          produce rates measured in this run, at most 400000)
               --scenarios a,b            a subset of: footprint, produce-sync, produce-async, stream-produce,
-                                         consume, share, capacity, idle-topics
+                                         consume, inflight, share, capacity, idle-topics
               --out path                 JSON results (default target/bench/results.json)
               --jar path                 the proxy jar for the default mode (default target/kafka-pixy.jar)
               --keep-topics              leave the bench topics on an external cluster (deleted at the end by default)

@@ -13,7 +13,7 @@ interface Scenario {
     /** The scenarios named, in the canonical order (Options sorts the names). */
     static List<Scenario> selected(Set<String> names) {
         List<Scenario> all = List.of(new FootprintScenario(), new ProduceSyncScenario(), new ProduceAsyncScenario(),
-                new StreamProduceScenario(), new ConsumeScenario(), new ShareScenario(),
+                new StreamProduceScenario(), new ConsumeScenario(), new InFlightScenario(), new ShareScenario(),
                 new CapacityScenario(), new IdleTopicsScenario());
         return all.stream().filter(s -> names.contains(s.name())).toList();
     }
