@@ -60,9 +60,11 @@ public final class ConfigSummary {
 
     private static Map<String, Object> tree(PixyConfig c) {
         Map<String, Object> root = new LinkedHashMap<>();
-        // the original's order: the addresses and the default cluster first, access_log after logging
+        // the original's order: the addresses and the default cluster first; this project's keys after logging
         Map<String, Object> top = c.settings().byName();
         Object accessLog = top.remove(PixyConfig.ACCESS_LOG.name());
+        Object inflightRows = top.remove(PixyConfig.INFLIGHT_ROWS.name());
+        Object inflightMessages = top.remove(PixyConfig.INFLIGHT_MESSAGES.name());
         root.putAll(top);
         Map<String, Object> proxies = new LinkedHashMap<>();
         c.proxies().forEach((name, p) -> proxies.put(name, proxy(p)));
@@ -72,6 +74,8 @@ public final class ConfigSummary {
                 .map(l -> map("name", l.name(), "severity", l.severity(), "params", new TreeMap<>(l.params())))
                 .toList());
         root.put(PixyConfig.ACCESS_LOG.name(), accessLog);
+        root.put(PixyConfig.INFLIGHT_ROWS.name(), inflightRows);
+        root.put(PixyConfig.INFLIGHT_MESSAGES.name(), inflightMessages);
         root.put("auth", c.auth().settings().byName());
         root.put("limits", c.limits().settings().byName());
         return root;

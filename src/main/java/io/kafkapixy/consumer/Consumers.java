@@ -216,11 +216,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
 
     @Override
     public void rejected(String group, String topic) {
-        metrics.rejected(group, topic, classicMode());
-    }
-
-    private String classicMode() {
-        return config.membership() == ConsumerConfig.Membership.ZOOKEEPER ? "zookeeper" : "kafka";
+        metrics.rejected(group, topic, GroupState.modeOf(config));
     }
 
     @Override
@@ -280,7 +276,7 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
             return CompletableFuture.failedFuture(e);
         }
         if (how == Settlement.REJECT) {
-            metrics.rejected(group, topic, classicMode());
+            metrics.rejected(group, topic, GroupState.modeOf(config));
         }
         return CompletableFuture.completedFuture(null);
     }
@@ -324,27 +320,19 @@ public final class Consumers implements AutoCloseable, MessageStream.Owner {
     }
 
     /**
-     * A copy of what this instance holds for its groups (see {@link InFlight}), by group name, each group copied under
-     * its own lock; {@code only} names the one group wanted (null: all). Rows beyond {@code rows}' limit are left out
-     * and the limit says so.
+     * A copy of what this instance holds for its groups ({@link InFlight}), by group name, each copied under its own
+     * lock; {@code only} names the one group wanted (null: all). Rows past {@code rows}' limit are left out.
      */
     public List<InFlight.Group> inFlight(String only, InFlight.Rows rows) {
-        java.util.TreeMap<String, List<GroupConsumer>> classic = new java.util.TreeMap<>();
-        live.forEach((group, members) -> {
+        List<InFlight.Group> groups = new ArrayList<>();
+        new java.util.TreeMap<>(live).forEach((group, members) -> {
             if (only == null || only.equals(group)) {
-                classic.put(group, List.copyOf(members.consumers));
+                members.consumers.forEach(g -> groups.add(g.view(rows)));
             }
         });
-        List<InFlight.Group> groups = new ArrayList<>();
-        classic.forEach((group, members) -> members.forEach(g -> groups.add(g.view(rows))));
         groups.addAll(shares.view(only, rows));
         groups.sort(java.util.Comparator.comparing(InFlight.Group::group));
         return groups;
-    }
-
-    /** The consumer settings the groups here run with. */
-    public ConsumerConfig config() {
-        return config;
     }
 
     private GroupConsumer member(String group) {

@@ -69,6 +69,11 @@ final class GroupState implements Settler {
 
     /** The mode label of the group's meters. */
     String mode() {
+        return modeOf(config);
+    }
+
+    /** The mode label of a classic group under {@code config}: {@code zookeeper} or {@code kafka}. */
+    static String modeOf(ConsumerConfig config) {
         return config.membership() == ConsumerConfig.Membership.ZOOKEEPER ? "zookeeper" : "kafka";
     }
 

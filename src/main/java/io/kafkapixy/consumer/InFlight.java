@@ -59,9 +59,11 @@ public final class InFlight {
     /**
      * A message offered and not acked yet. {@code attempt} is its delivery number (1 the first); {@code ageMs} how
      * long since it was first handed out here; {@code dueInMs} when it is offered again (a classic group) or its
-     * record lock runs out (a share group), negative when overdue; {@code where} is {@code out} (with a client) or,
-     * in a share group, {@code waiting} (acquired, no client yet). {@code key} and {@code value} are null unless
-     * messages are shown.
+     * record lock runs out (a share group), negative when overdue; {@code where} is {@code out} (with a client) or
+     * {@code waiting}: due again and waiting for a request (its {@code attempt} the delivery its client last got), or
+     * in a share group acquired with no client yet; a share group's also {@code nacked} (held here until its
+     * release) or {@code settling} (settled, the broker's answer not in). {@code key} and {@code value} are null
+     * unless messages are shown.
      */
     public record Message(int partition, long offset, int attempt, long ageMs, long dueInMs, String where,
                           byte[] key, byte[] value) {

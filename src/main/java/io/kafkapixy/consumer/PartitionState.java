@@ -39,6 +39,8 @@ final class PartitionState {
     /** A retry taken from the tracker, waiting for a request (the original's one-slot output). */
     private Offer dueRetry;
     private long submittedOffset;
+    /** The offset last committed or being committed, for operators: unlike submittedOffset, kept after a failure. */
+    private long lastSubmitted;
     private String submittedMetadata;
     private boolean revoking;
     /** Whether fetching was last stopped (buffer full or too many offers out), as {@link FetchBuffer} decided. */
@@ -57,6 +59,7 @@ final class PartitionState {
         this.tracker = tracker;
         this.nextExpected = fetchFrom;
         this.submittedOffset = committed == null ? -1 : committed.offset();
+        this.lastSubmitted = submittedOffset;
         this.submittedMetadata = committed == null ? "" : committed.metadata();
     }
 
@@ -234,6 +237,7 @@ final class PartitionState {
         }
         submittedOffset = offset;
         submittedMetadata = metadata;
+        lastSubmitted = offset;
         return Optional.of(new OffsetAndMetadata(offset, metadata));
     }
 
@@ -256,6 +260,7 @@ final class PartitionState {
     OffsetAndMetadata position() {
         submittedOffset = tracker.offset();
         submittedMetadata = tracker.metadata();
+        lastSubmitted = submittedOffset;
         return new OffsetAndMetadata(submittedOffset, submittedMetadata);
     }
 
@@ -284,7 +289,10 @@ final class PartitionState {
         return oldest;
     }
 
-    /** A copy of this partition's state at {@code now}, its messages as far as {@code rows} allow. */
+    /**
+     * A copy of this partition's state at {@code now}, its messages as far as {@code rows} allow. A retry taken from
+     * the tracker and not handed out yet shows as {@code waiting}, with the delivery its client last got.
+     */
     InFlight.Partition view(Instant now, InFlight.Rows rows) {
         long oldestOffset = -1;
         Instant oldest = null;
@@ -295,20 +303,23 @@ final class PartitionState {
             if (out == null) {
                 continue;
             }
-            redeliveries += offer.retryNo();
+            boolean waiting = dueRetry != null && dueRetry.offset() == offer.offset();
+            // retries counted so far; an undone first delivery has -1 until it goes out again
+            int delivered = Math.max(0, waiting ? offer.retryNo() - 1 : offer.retryNo());
+            redeliveries += delivered;
             if (oldest == null || out.since.isBefore(oldest)) {
                 oldest = out.since;
                 oldestOffset = offer.offset();
             }
             if (rows.take()) {
-                messages.add(new InFlight.Message(tp.partition(), offer.offset(), offer.retryNo() + 1,
+                messages.add(new InFlight.Message(tp.partition(), offer.offset(), delivered + 1,
                         Duration.between(out.since, now).toMillis(),
-                        Duration.between(now, offer.deadline()).toMillis(), "out",
+                        waiting ? 0 : Duration.between(now, offer.deadline()).toMillis(), waiting ? "waiting" : "out",
                         rows.showMessages() ? out.record.key() : null,
                         rows.showMessages() ? out.record.value() : null));
             }
         }
-        return new InFlight.Partition(tp.partition(), true, submittedOffset, tracker.offset(), tracker.sparseAcks(),
+        return new InFlight.Partition(tp.partition(), true, lastSubmitted, tracker.offset(), tracker.sparseAcks(),
                 nextExpected, endOffset, fetched.size(), paused, revoking, tracker.offeredCount(), redeliveries,
                 oldestOffset, oldest == null ? -1 : Duration.between(oldest, now).toMillis(),
                 List.copyOf(messages));

@@ -276,25 +276,31 @@ final class ShareTopic implements Settler {
     }
 
     /**
-     * A copy for {@link InFlight}: the records acquired here, out with clients or waiting for one, within
-     * {@code rows}; each stream's count of records out with it is added to {@code heldByStream}.
+     * A copy for {@link InFlight}: the records acquired here and not settled at the broker yet, oldest first within
+     * {@code rows}: {@code out} with a client, {@code waiting} for one, {@code nacked} (held until its release),
+     * {@code settling} (settled, the broker's answer not in). Each stream's count of records out with it is added to
+     * {@code heldByStream}.
      */
     InFlight.Topic view(InFlight.Rows rows, Map<ShareStream, Integer> heldByStream) {
         lock.lock();
         try {
             Instant now = clock.instant();
+            Set<Acquired> all = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            pool.forEach(w -> all.addAll(w.held));
+            all.addAll(out.values());
+            all.addAll(unhanded);
+            List<Acquired> oldestFirst = new ArrayList<>(all);
+            oldestFirst.sort(java.util.Comparator.comparing((Acquired a) -> a.acquiredAt));
             List<InFlight.Message> acquired = new ArrayList<>();
-            for (Acquired a : out.values()) {
-                if (a.stream != null) {
+            for (Acquired a : oldestFirst) {
+                boolean isOut = out.get(a.key()) == a;
+                if (isOut && a.stream != null) {
                     heldByStream.merge(a.stream, 1, Integer::sum);
                 }
                 if (rows.take()) {
-                    acquired.add(a.view(now, "out", rows.showMessages()));
-                }
-            }
-            for (Acquired a : unhanded) {
-                if (rows.take()) {
-                    acquired.add(a.view(now, "waiting", rows.showMessages()));
+                    String where = isOut ? "out" : unhanded.contains(a) ? "waiting"
+                            : a.settlement == null && a.releaseAt != null ? "nacked" : "settling";
+                    acquired.add(a.view(now, where, rows.showMessages()));
                 }
             }
             acquired.sort(java.util.Comparator.comparingInt(InFlight.Message::partition)

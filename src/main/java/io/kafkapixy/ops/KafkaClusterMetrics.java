@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -66,11 +67,12 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
 
     @Override
     public Topic topic(String group, String topic, String mode) {
-        return groupTopics.compute(List.of(group, topic, mode), (k, current) -> {
+        GroupTopic shared = groupTopics.compute(List.of(group, topic, mode), (k, current) -> {
             GroupTopic t = current == null ? new GroupTopic(group, topic, mode) : current;
             t.holders++;
             return t;
         });
+        return new Holder(shared);
     }
 
     @Override
@@ -118,9 +120,10 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
 
     /**
      * A group-topic's meters, shared by the members of the group on this instance ({@link #holders}, changed only
-     * inside {@code groupTopics}' compute); its gauges read the last snapshot from an owning thread.
+     * inside {@code groupTopics}' compute); its gauges add up the last snapshots of its holders (a member leaving
+     * with messages still out and its successor each report their own), the oldest age being the oldest of theirs.
      */
-    private final class GroupTopic implements Topic {
+    private final class GroupTopic {
         private final List<String> key;
         private final Map<Outcome, Counter> requests = new java.util.EnumMap<>(Outcome.class);
         private int holders;
@@ -137,10 +140,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private final Gauge<Long> lagGauge;
         private final Gauge<Double> oldestGauge;
         /** When the message out the longest without an ack was handed out, or null. */
-        private volatile Instant oldestOut;
-        private volatile int parked;
-        private volatile int unacked;
-        private volatile long lag;
+        private final Set<Holder> snapshots = ConcurrentHashMap.newKeySet();
 
         GroupTopic(String group, String topic, String mode) {
             key = List.of(group, topic, mode);
@@ -171,88 +171,70 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
                     "Messages handed to a request whose client was gone (call ended, answer not written), offered "
                     + "again at once instead of being lost or acked", tags);
             parkedGauge = metrics.gauge("kafkapixy.consume.parked", "Consume requests waiting for a message",
-                    () -> parked, tags);
+                    () -> snapshots.stream().mapToInt(h -> h.parked).sum(), tags);
             unackedGauge = metrics.gauge("kafkapixy.consume.unacked", "Messages offered and not acked yet",
-                    () -> unacked, tags);
+                    () -> snapshots.stream().mapToInt(h -> h.unacked).sum(), tags);
             lagGauge = metrics.gauge("kafkapixy.consume.lag",
-                    "Messages between the committed offsets and the ends of the partitions held here", () -> lag,
-                    tags);
+                    "Messages between the committed offsets and the ends of the partitions held here",
+                    () -> snapshots.stream().mapToLong(h -> h.lag).sum(), tags);
             oldestGauge = metrics.gauge("kafkapixy.consume.oldest.unacked.seconds", "How long the message out the "
                     + "longest without an ack has been out (since first handed out; share groups: since acquired); "
                     + "0 when none is out", this::oldestAge, tags);
         }
 
         private double oldestAge() {
-            Instant since = oldestOut;
+            Instant since = null;
+            for (Holder h : snapshots) {
+                Instant out = h.oldestOut;
+                if (out != null && (since == null || out.isBefore(since))) {
+                    since = out;
+                }
+            }
             return since == null ? 0 : Math.max(0, Duration.between(since, Instant.now()).toMillis() / 1000.0);
         }
 
-        @Override
         public void request(Outcome outcome) {
             requests.get(outcome).increment();
         }
 
-        @Override
         public void acked() {
             acks.increment();
         }
 
-        @Override
         public void acked(int n) {
             acks.increment(n);
         }
 
-        @Override
         public void redelivered() {
             redeliveries.increment();
         }
 
-        @Override
         public void dropped() {
             dropped.increment();
         }
 
-        @Override
         public void rejected() {
             rejects.increment();
         }
 
-        @Override
         public void released() {
             releases.increment();
         }
 
-        @Override
         public void lockExpired() {
             lockExpiries.increment();
         }
 
-        @Override
         public void redeliveredAt(int attempt) {
             redeliveries.increment();
             deliveryCounts.record(attempt);
         }
 
-        @Override
         public void returned() {
             returned.increment();
         }
 
-        @Override
-        public void state(int parked, int unacked, long lag, Instant oldestOut) {
-            this.parked = parked;
-            this.unacked = unacked;
-            this.lag = lag;
-            this.oldestOut = oldestOut;
-        }
-
-        @Override
-        public void oldestOut(Instant since) {
-            this.oldestOut = since;
-        }
-
         /** The last holder's call unregisters the meters; later updates go to meters no scrape shows. */
-        @Override
         public void remove() {
             boolean[] last = new boolean[1];
             groupTopics.computeIfPresent(key, (k, current) -> {
@@ -268,6 +250,90 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
                         deliveryCounts, parkedGauge, unackedGauge, lagGauge, oldestGauge));
                 meters.forEach(metrics::remove);
             }
+        }
+    }
+
+    /** One holder's view of a group-topic's meters: the counters are shared, the snapshot is its own. */
+    private static final class Holder implements Topic {
+        private final GroupTopic shared;
+        private volatile int parked;
+        private volatile int unacked;
+        private volatile long lag;
+        /** When the message this holder has had out the longest without an ack was handed out, or null. */
+        private volatile Instant oldestOut;
+
+        Holder(GroupTopic shared) {
+            this.shared = shared;
+            shared.snapshots.add(this);
+        }
+
+        @Override
+        public void request(Outcome outcome) {
+            shared.request(outcome);
+        }
+
+        @Override
+        public void acked() {
+            shared.acked();
+        }
+
+        @Override
+        public void acked(int n) {
+            shared.acked(n);
+        }
+
+        @Override
+        public void redelivered() {
+            shared.redelivered();
+        }
+
+        @Override
+        public void dropped() {
+            shared.dropped();
+        }
+
+        @Override
+        public void returned() {
+            shared.returned();
+        }
+
+        @Override
+        public void rejected() {
+            shared.rejected();
+        }
+
+        @Override
+        public void released() {
+            shared.released();
+        }
+
+        @Override
+        public void lockExpired() {
+            shared.lockExpired();
+        }
+
+        @Override
+        public void redeliveredAt(int attempt) {
+            shared.redeliveredAt(attempt);
+        }
+
+        @Override
+        public void state(int parked, int unacked, long lag, Instant oldestOut) {
+            this.parked = parked;
+            this.unacked = unacked;
+            this.lag = lag;
+            this.oldestOut = oldestOut;
+        }
+
+        @Override
+        public void oldestOut(Instant since) {
+            this.oldestOut = since;
+        }
+
+        @Override
+        public void remove() {
+            shared.snapshots.remove(this);
+            shared.remove();
         }
     }
 }

@@ -146,7 +146,8 @@ class ConfigSummaryTest {
 
         assertAll(
                 () -> assertEquals(List.of("grpc_addr", "tcp_addr", "unix_addr", "default_cluster", "proxies", "tls",
-                        "logging", "access_log", "auth", "limits"), List.copyOf(root.keySet())),
+                        "logging", "access_log", "inflight_rows", "inflight_messages", "auth", "limits"),
+                        List.copyOf(root.keySet())),
                 () -> assertRendersEveryField(ProxyConfig.class, proxy),
                 () -> assertRendersEveryKey(KafkaConfig.KEYS, (Map<String, Object>) proxy.get("kafka")),
                 () -> assertEquals(List.of("dial_timeout", "read_timeout", "write_timeout", "sasl"),

@@ -50,6 +50,36 @@ class InFlightViewTest {
     }
 
     @Test
+    void aRetryDueAndNotYetTakenWaitsWithTheDeliveryItsClientLastGot() {
+        fetch(p0, 0);
+        p0.next(t0, 300, -1);
+        p0.takeDueRetry(t0.plusSeconds(11), -1);
+
+        InFlight.Message m = p0.view(t0.plusSeconds(12), rows(100)).messages().get(0);
+
+        assertEquals("waiting", m.where());
+        assertEquals(1, m.attempt());
+        assertEquals(0, m.dueInMs());
+        assertEquals(0, p0.view(t0.plusSeconds(12), rows(100)).redeliveries(), "not handed out again yet");
+        assertEquals(2, p0.next(t0.plusSeconds(12), 300, -1).attempt());
+        InFlight.Message again = p0.view(t0.plusSeconds(13), rows(100)).messages().get(0);
+        assertEquals("out", again.where());
+        assertEquals(2, again.attempt());
+    }
+
+    @Test
+    void aFirstDeliveryThatNeverReachedItsClientStillCountsAsTheFirst() {
+        fetch(p0, 0);
+        ConsumedMessage m = p0.next(t0, 300, -1);
+        assertTrue(p0.undoOffer(m.offset(), m.attempt(), t0.plusSeconds(1)));
+
+        InFlight.Partition view = p0.view(t0.plusSeconds(2), rows(100));
+
+        assertEquals(1, view.messages().get(0).attempt());
+        assertEquals(0, view.redeliveries());
+    }
+
+    @Test
     void anAckTakesTheMessageOutOfTheCopy() {
         fetch(p0, 0, 1);
         p0.next(t0, 300, -1);

@@ -133,11 +133,12 @@ class AlertRulesIT {
      * given up at the first retry; {@code offline}: a broker of its own, stopped once the proxy is up.
      */
     private PixyConfig config(String offlineBootstrap) {
+        // the never-acking client's request waits for its retry: well within a 5 s long poll
         PixyConfig base = RunningPixy.config(kafka.bootstrap(), "kp_alerts", ConsumerSettingsBuilder.fast()
-                .ackTimeout(Duration.ofSeconds(1)).channelBufferSize(1));
+                .ackTimeout(Duration.ofSeconds(1)).channelBufferSize(1).longPollingTimeout(Duration.ofSeconds(5)));
         ProxyConfig first = base.defaultProxy();
         ProxyConfig second = first.withConsumer(ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(1))
-                .maxRetries(0).build());
+                .maxRetries(0).longPollingTimeout(Duration.ofSeconds(5)).build());
         ProxyConfig offline = first.withKafka(first.kafka().with(KafkaConfig.SEED_PEERS, List.of(offlineBootstrap)));
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>();
         proxies.put("default", first);

@@ -51,7 +51,8 @@ class InFlightPageIT {
         requireBrowser();
         kafka.createTopic(topic, 2);
         RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_" + group,
-                ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(2))));
+                ConsumerSettingsBuilder.fast().ackTimeout(Duration.ofSeconds(2))
+                        .subscriptionTimeout(Duration.ofMinutes(2))));
         WebDriver browser = browser(profile);
         try {
             join(pixy, group);

@@ -36,6 +36,26 @@ class KafkaClusterMetricsTest {
     }
 
     @Test
+    void eachMemberReportsItsOwnSnapshotAndTheGaugesAddThemUp() {
+        ConsumerMetrics.Topic leaving = consumers.topic(group, "t", "kafka");
+        ConsumerMetrics.Topic joining = consumers.topic(group, "t", "kafka");
+        java.time.Instant longAgo = java.time.Instant.now().minusSeconds(600);
+
+        leaving.state(0, 3, 10, longAgo);
+        joining.state(2, 1, 5, null);
+
+        assertEquals(4, gauge("kafkapixy.consume.unacked"));
+        assertEquals(2, gauge("kafkapixy.consume.parked"));
+        assertEquals(15, gauge("kafkapixy.consume.lag"));
+        assertTrue(gauge("kafkapixy.consume.oldest.unacked.seconds") >= 600,
+                "the leaving member's oldest message counts, whatever its successor reported last");
+        leaving.remove();
+        assertEquals(0, gauge("kafkapixy.consume.oldest.unacked.seconds"));
+        assertEquals(1, gauge("kafkapixy.consume.unacked"));
+        joining.remove();
+    }
+
+    @Test
     void everyOutcomeSeriesExistsFromTheStartAndGoesWithTheTopic() {
         ConsumerMetrics.Topic t = consumers.topic(group, "t", "kafka");
         for (ConsumerMetrics.Outcome o : ConsumerMetrics.Outcome.values()) {
@@ -64,6 +84,11 @@ class KafkaClusterMetricsTest {
     private Iterable<io.helidon.metrics.api.Tag> tags(ConsumerMetrics.Outcome o) {
         return io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group, "topic", "t", "mode", "kafka", "outcome",
                 o.name().toLowerCase());
+    }
+
+    private double gauge(String name) {
+        return metrics.registry().gauge(name, io.helidon.metrics.api.Metrics.tags("cluster", "c", "group", group,
+                "topic", "t", "mode", "kafka")).orElseThrow().value().doubleValue();
     }
 
     private double acks() {

@@ -90,8 +90,9 @@ class InFlightTest {
     void aSecondGroupAppearsWhenItJoinsAndEachCanBeAskedForAlone() {
         kafka.createTopic(topic, 1);
         String other = group + "-b";
+        // neither group may expire while the other joins, however slow the machine
         try (RunningPixy pixy = start(RunningPixy.config(kafka.bootstrap(), "kp_" + group,
-                ConsumerSettingsBuilder.fast()))) {
+                ConsumerSettingsBuilder.fast().subscriptionTimeout(Duration.ofMinutes(2))))) {
             joinAndWaitForHead(pixy);
             assertEquals(List.of(group), groupNames(object(pixy.get("/inflight").body())));
 

@@ -108,7 +108,11 @@ class ZooKeeperModeTest {
             for (RunningPixy p : List.of(a, b, c)) {
                 TestKafka.Waits.until(REBALANCE, "/inflight matching the claims", () -> {
                     Map<Integer, String> claims = owners();
-                    var topics = object(p.get("/inflight/default/" + group).body()).getJsonArray("clusters")
+                    HttpResponse<String> rs = p.get("/inflight/default/" + group);
+                    if (rs.statusCode() != 200) {
+                        return false;
+                    }
+                    var topics = object(rs.body()).getJsonArray("clusters")
                             .getJsonObject(0).getJsonArray("groups").getJsonObject(0).getJsonArray("topics");
                     var partitions = topics.getJsonObject(0).getJsonArray("partitions");
                     if (partitions.size() != 6) {

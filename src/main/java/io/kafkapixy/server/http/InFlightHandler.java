@@ -117,8 +117,8 @@ final class InFlightHandler {
     private Map<String, Object> cluster(Proxy p, List<InFlight.Group> groups) {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("cluster", p.name());
-        c.put("ack_timeout_ms", p.consumers().config().ackTimeout().toMillis());
-        c.put("max_retries", p.consumers().config().maxRetries());
+        c.put("ack_timeout_ms", p.config().consumer().ackTimeout().toMillis());
+        c.put("max_retries", p.config().consumer().maxRetries());
         c.put("groups", groups.stream().map(this::group).toList());
         return c;
     }

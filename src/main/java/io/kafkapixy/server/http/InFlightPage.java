@@ -38,7 +38,8 @@ final class InFlightPage {
         res.header(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
         // the page's own inline script and style, and calls back to this server only
         res.header(HeaderValues.create("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; "
-                + "style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'"));
+                + "style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+                + "frame-ancestors 'none'"));
         res.header(HeaderValues.create("X-Content-Type-Options", "nosniff"));
         res.send(PAGE);
     }
