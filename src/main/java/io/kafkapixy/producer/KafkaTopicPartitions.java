@@ -3,7 +3,6 @@ package io.kafkapixy.producer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -36,8 +35,11 @@ final class KafkaTopicPartitions implements TopicPartitions {
     private final Producer<byte[], byte[]> producer;
     private final Admin admin;
     private final Duration adminTimeout;
-    private final Set<String> known = ConcurrentHashMap.newKeySet();
+    /** Topics found, with when their partitions were last looked up ({@link System#nanoTime()}). */
+    private final Map<String, Long> known = new ConcurrentHashMap<>();
     private volatile Boolean brokersAutoCreate;
+    private static final long NOTE_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final long FRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     KafkaTopicPartitions(Producer<byte[], byte[]> producer, Admin admin, Duration adminTimeout) {
         this.producer = producer;
@@ -47,7 +49,7 @@ final class KafkaTopicPartitions implements TopicPartitions {
 
     @Override
     public List<PartitionInfo> of(String topic) {
-        if (!known.contains(topic)) {
+        if (!known.containsKey(topic)) {
             if (!exists(topic) && !brokersAutoCreate()) {
                 throw unknownTopic();
             }
@@ -57,7 +59,12 @@ final class KafkaTopicPartitions implements TopicPartitions {
             if (partitions.isEmpty()) {
                 throw unknownTopic();
             }
-            known.add(topic);
+            long now = System.nanoTime();
+            Long seen = known.get(topic);
+            // written about once a second per topic, not per message
+            if (seen == null || now - seen > NOTE_EVERY_NANOS) {
+                known.put(topic, now);
+            }
             return partitions;
         } catch (TimeoutException e) {
             known.remove(topic);
@@ -67,7 +74,17 @@ final class KafkaTopicPartitions implements TopicPartitions {
 
     @Override
     public boolean known(String topic) {
-        return known.contains(topic);
+        return known.containsKey(topic);
+    }
+
+    /**
+     * Produced to within {@link #FRESH_NANOS}: the producer still has the topic's metadata (it drops a topic's after
+     * {@code metadata.max.idle.ms}, 5 minutes, without use), so neither the look-up nor the send waits for a broker.
+     */
+    @Override
+    public boolean fresh(String topic) {
+        Long seen = known.get(topic);
+        return seen != null && System.nanoTime() - seen < FRESH_NANOS;
     }
 
     @Override

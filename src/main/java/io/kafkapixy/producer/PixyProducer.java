@@ -3,6 +3,8 @@ package io.kafkapixy.producer;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
@@ -14,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -38,6 +41,8 @@ public final class PixyProducer implements AutoCloseable {
     private final ProducerMetrics metrics;
     /** Async messages accepted and not yet answered by Kafka. */
     private final LongAdder asyncPending = new LongAdder();
+    /** The producer's meter of free buffer bytes, found at first use. */
+    private volatile Metric bufferAvailable;
     private volatile boolean closing;
 
     PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config,
@@ -122,12 +127,51 @@ public final class PixyProducer implements AutoCloseable {
      * refused it, on the producer's own thread (keep what follows it short). A message that cannot be buffered fails
      * here, as in {@link #produceAsync}. Until it completes it counts as pending, like an async message.
      */
-    public java.util.concurrent.CompletableFuture<ProduceResult> produceLater(ProduceRequest rq) {
+    public CompletableFuture<ProduceResult> produceLater(ProduceRequest rq) {
+        return later(rq, true);
+    }
+
+    /**
+     * As {@link #produceSync}, without waiting: the result completes when Kafka has the message or refused it, on the
+     * producer's own thread (keep what follows it short). Call it where waiting is not allowed only when
+     * {@link #sendsAtOnce} said so just before.
+     */
+    public CompletableFuture<ProduceResult> produceThen(ProduceRequest rq) {
+        return later(rq, false);
+    }
+
+    /**
+     * Whether a message for {@code topic} goes to the producer without waiting: the topic was produced to lately
+     * (its metadata is at hand) and the producer's buffer has room for the largest message. When false, a send may
+     * wait for a broker or for buffer space (up to {@code net.dial_timeout}).
+     */
+    public boolean sendsAtOnce(String topic) {
+        return !closing && topics.fresh(topic) && bufferRoom() >= 2L * config.maxMessageBytes();
+    }
+
+    /** Bytes free in the producer's buffer ({@code buffer.memory}), as its own meter says; unbounded if none. */
+    private double bufferRoom() {
+        Metric m = bufferAvailable;
+        if (m == null) {
+            m = kafka.metrics().entrySet().stream()
+                    .filter(e -> e.getKey().name().equals("buffer-available-bytes")).map(Map.Entry::getValue)
+                    .findFirst().orElse(null);
+            if (m == null) {
+                return Double.MAX_VALUE;
+            }
+            bufferAvailable = m;
+        }
+        return m.metricValue() instanceof Number n ? n.doubleValue() : Double.MAX_VALUE;
+    }
+
+    private CompletableFuture<ProduceResult> later(ProduceRequest rq, boolean countPending) {
         long start = System.nanoTime();
-        java.util.concurrent.CompletableFuture<ProduceResult> result = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<ProduceResult> result = new CompletableFuture<>();
         try {
-            send(rq, (md, error) -> {
-                asyncPending.decrement();
+            send(rq, countPending, (md, error) -> {
+                if (countPending) {
+                    asyncPending.decrement();
+                }
                 if (error != null) {
                     result.completeExceptionally(counted(rq.topic(), failure(rq.topic(), error)));
                 } else {
@@ -142,6 +186,12 @@ public final class PixyProducer implements AutoCloseable {
     }
 
     private Future<RecordMetadata> send(ProduceRequest rq, org.apache.kafka.clients.producer.Callback callback) {
+        return send(rq, callback != null, callback);
+    }
+
+    /** With {@code countPending} the message counts as an async one until its callback has run. */
+    private Future<RecordMetadata> send(ProduceRequest rq, boolean countPending,
+                                        org.apache.kafka.clients.producer.Callback callback) {
         if (closing) {
             throw PixyException.shuttingDown();
         }
@@ -154,6 +204,9 @@ public final class PixyProducer implements AutoCloseable {
             var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
             if (callback == null) {
                 return kafka.send(record);
+            }
+            if (!countPending) {
+                return kafka.send(record, callback);
             }
             asyncPending.increment();
             try {

@@ -20,6 +20,11 @@ interface TopicPartitions {
         return true;
     }
 
+    /** Whether the topic's partitions are at hand without asking a broker (it was produced to lately). */
+    default boolean fresh(String topic) {
+        return known(topic);
+    }
+
     /** Forgets what is known of a topic that turned out not to exist (any more). */
     default void forget(String topic) {
     }

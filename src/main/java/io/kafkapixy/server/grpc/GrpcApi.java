@@ -62,21 +62,60 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         this.proxies = proxies;
     }
 
+    /**
+     * Runs on the connection's event loop. When the producer takes the message without waiting (the topic produced to
+     * lately, room in its buffer) it is handed over here and the answer goes out from the producer's thread once
+     * Kafka has it: no thread in between. Otherwise, a first message to a topic or a full buffer, the call moves to a
+     * virtual thread of its own, which may wait.
+     */
     @Override
     public void produce(ProdRq rq, StreamObserver<ProdRs> out) {
-        unary(out, () -> {
-            Proxy proxy = proxies.get(rq.getCluster());
+        Proxy proxy;
+        ProduceRequest message;
+        try {
+            proxy = proxies.get(rq.getCluster());
             TopicNames.validate(rq.getTopic());
-            ProduceRequest message = GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(),
-                    rq.getKeyValue(), rq.getMessage(), rq.getHeadersList(), RecordHeader::getKey,
-                    RecordHeader::getValue);
-            if (rq.getAsyncMode()) {
+            message = GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(), rq.getKeyValue(),
+                    rq.getMessage(), rq.getHeadersList(), RecordHeader::getKey, RecordHeader::getValue);
+        } catch (RuntimeException e) {
+            fail(out, e);
+            return;
+        }
+        if (!proxy.producer().sendsAtOnce(rq.getTopic())) {
+            Thread.ofVirtual().name("produce").start(() -> unary(out, () -> produceWaiting(proxy, rq, message)));
+            return;
+        }
+        if (rq.getAsyncMode()) {
+            unary(out, () -> {
                 proxy.producer().produceAsync(message);
                 return ASYNC_RESPONSE;
+            });
+            return;
+        }
+        java.util.concurrent.CompletableFuture<ProduceResult> produced;
+        try {
+            produced = proxy.producer().produceThen(message);
+        } catch (RuntimeException e) {
+            fail(out, e);
+            return;
+        }
+        produced.whenComplete((result, error) -> {
+            if (error != null) {
+                fail(out, error instanceof RuntimeException r ? r : new RuntimeException(error));
+                return;
             }
-            ProduceResult result = proxy.producer().produceSync(message);
-            return ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build();
+            out.onNext(ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build());
+            out.onCompleted();
         });
+    }
+
+    private static ProdRs produceWaiting(Proxy proxy, ProdRq rq, ProduceRequest message) {
+        if (rq.getAsyncMode()) {
+            proxy.producer().produceAsync(message);
+            return ASYNC_RESPONSE;
+        }
+        ProduceResult result = proxy.producer().produceSync(message);
+        return ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build();
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import com.google.common.util.concurrent.MoreExecutors;
 import io.grpc.Codec;
 import io.grpc.DecompressorRegistry;
 import io.grpc.InsecureServerCredentials;
@@ -41,9 +40,10 @@ import mailgun.kafkapixy.KafkaPixyGrpc;
  * interop-tested against upstream (docs/streaming.md, "Which gRPC server"): {@code KafkaPixy}, {@code grpc.health.v1.Health}
  * and server reflection (v1 and v1alpha), with optional TLS, bearer tokens and the request size limit.
  *
- * <p>Handlers block (a long poll parks for up to {@code long_polling_timeout}), so every call runs on a virtual
- * thread; Netty's event loop only moves bytes. Started by {@link #start}, stopped by {@link #close}, which lets
- * calls under way finish for a while.
+ * <p>Produce, ConsumeNAck and Ack run on the connection's event loop and never block there (a produce that could
+ * wait, a join that may ask ZooKeeper, move to a virtual thread first); every other call, which may block (admin
+ * calls ask Kafka), runs on a virtual thread of its own. Started by {@link #start}, stopped by {@link #close}, which
+ * lets calls under way finish for a while.
  */
 public final class GrpcServer implements AutoCloseable {
 
@@ -95,9 +95,12 @@ public final class GrpcServer implements AutoCloseable {
         ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
-                .executor(calls)
-                .callExecutor(new OnTransportCalls(Set.of(KafkaPixyGrpc.getAckMethod().getFullMethodName(),
-                        KafkaPixyGrpc.getConsumeNAckMethod().getFullMethodName())))
+                // grpc-java looks the method up on this executor before it moves the call to the one CallThreads
+                // chooses: on the event loop that costs nothing, on a virtual thread a hand-off per call
+                .directExecutor()
+                .callExecutor(new CallThreads(Set.of(KafkaPixyGrpc.getAckMethod().getFullMethodName(),
+                        KafkaPixyGrpc.getConsumeNAckMethod().getFullMethodName(),
+                        KafkaPixyGrpc.getProduceMethod().getFullMethodName()), calls))
                 .decompressorRegistry(decompressors)
                 .addStreamTracerFactory(encodings)
                 .addStreamTracerFactory(new GrpcRequestMetrics(metrics, accessLog, methods))
@@ -121,15 +124,17 @@ public final class GrpcServer implements AutoCloseable {
     }
 
     /**
-     * Runs the calls of {@code methods} on the connection's event loop instead of a virtual thread of their own (no
-     * hand-off to the call and back for the response); the others on the server's executor. They must not block:
-     * Ack takes the group's lock only, ConsumeNAck parks without blocking and answers when its message comes.
+     * Runs the calls of {@code onTransport} on the connection's event loop (no hand-off to the call and back for the
+     * response), every other call on a virtual thread of its own ({@code calls}). The first must not block:
+     * Ack takes the group's lock only, ConsumeNAck parks without blocking and answers when its message comes, Produce
+     * hands its message to the producer only when that cannot wait and answers from the producer's thread (else it
+     * moves to a virtual thread first).
      */
-    private record OnTransportCalls(Set<String> methods) implements ServerCallExecutorSupplier {
+    private record CallThreads(Set<String> onTransport, Executor calls) implements ServerCallExecutorSupplier {
         @Override
         public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata headers) {
-            return methods.contains(call.getMethodDescriptor().getFullMethodName())
-                    ? MoreExecutors.directExecutor() : null;
+            // null: the server's own executor, the event loop
+            return onTransport.contains(call.getMethodDescriptor().getFullMethodName()) ? null : calls;
         }
     }
 
