@@ -52,10 +52,42 @@ final class CpuMeter {
         return from < 0 || to < 0 || wall <= 0 ? Double.NaN : (to - from) / wall;
     }
 
+    /**
+     * CPU the proxy's JIT compiler threads ({@code C1 CompilerThread*}, {@code C2 CompilerThread*}) have used so far,
+     * from {@code /proc/<pid>/task/*}; -1 when unknown (no child proxy).
+     */
+    long proxyCompilerNanos() {
+        if (proxyPid.isEmpty()) {
+            return -1;
+        }
+        Path tasks = Path.of("/proc", Long.toString(proxyPid.getAsLong()), "task");
+        long total = 0;
+        try (var threads = Files.list(tasks)) {
+            for (Path t : (Iterable<Path>) threads::iterator) {
+                try {
+                    String comm = Files.readString(t.resolve("comm")).strip();
+                    if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+                        total += Math.max(0, statNanos(t.resolve("stat")));
+                    }
+                } catch (IOException | RuntimeException threadGone) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return total;
+    }
+
     /** utime + stime of a process, or -1. */
     private static long cpuNanos(String pid) {
+        return statNanos(Path.of("/proc", pid, "stat"));
+    }
+
+    /** utime + stime from a {@code stat} file of a process or a thread, or -1. */
+    private static long statNanos(Path file) {
         try {
-            String stat = Files.readString(Path.of("/proc", pid, "stat"));
+            String stat = Files.readString(file);
             // the command name (field 2) may hold spaces; the fields after it are counted from its closing paren
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);

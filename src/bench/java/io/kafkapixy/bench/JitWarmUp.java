@@ -10,14 +10,21 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * Load that is never measured, before the first scenario: sync produce over gRPC, over REST and with the raw client,
  * then consume over gRPC (ConsumeNAck acking the previous message) and over REST (auto-ack) of what was produced, a
- * fifth of the time each at concurrency 16. A freshly started JVM compiles its hot paths for tens of seconds and
- * those compiler threads take cores from everything else on this machine; without this the first scenario (the
- * single-client latency runs) measured the proxy's JIT more than the proxy. The per-run {@code --warmup} still
- * precedes every measured run.
+ * sixth of the time each at concurrency 16, and a sixth with one client producing over each API in turn (one call in
+ * flight takes other branches: the producer's answer wakes the transport rather than joining a batch under way).
+ * Against the bench's own proxy the single clients go on, in slices of {@link #SLICE}, until the proxy's JIT compiler
+ * threads use under {@link #QUIET_CORES} of a core in a slice, at most {@link #QUIET_LIMIT}. A freshly started
+ * JVM compiles its hot paths for tens of seconds and those compiler threads take cores from everything else on this
+ * machine; without this the first scenario (the single-client latency runs) measured the proxy's JIT more than the
+ * proxy (a gRPC c=1 row showed 0.66 cores of proxy CPU, most of it C2). The per-run {@code --warmup} still precedes
+ * every measured run.
  */
 final class JitWarmUp {
 
     private static final int CONCURRENCY = 16;
+    static final double QUIET_CORES = 0.02;
+    static final Duration SLICE = Duration.ofSeconds(4);
+    static final Duration QUIET_LIMIT = Duration.ofSeconds(90);
 
     private JitWarmUp() {
     }
@@ -27,7 +34,7 @@ final class JitWarmUp {
             return;
         }
         BenchContext.progress("== JIT warm-up (" + total.toSeconds() + " s, not measured)");
-        Duration slice = total.dividedBy(5);
+        Duration slice = total.dividedBy(6);
         String topic = ctx.newTopic("warmup");
         try (KafkaProducer<byte[], byte[]> raw = ctx.kafka.producer()) {
             load(ctx, slice, topic, t -> () -> {
@@ -67,6 +74,40 @@ final class JitWarmUp {
         ctx.kafka.startGroupAtBeginning(restGroup, topic);
         load(ctx, slice, topic, t -> () -> ctx.rest.consume(t, restGroup).isPresent() ? ClosedLoop.Outcome.OK
                 : ClosedLoop.Outcome.EMPTY);
+        Duration half = slice.dividedBy(2);
+        singleClients(ctx, topic, half);
+        untilCompiled(ctx, topic);
+    }
+
+    /** One client producing over gRPC for {@code each}, then one over REST. */
+    private static void singleClients(BenchContext ctx, String topic, Duration each) throws InterruptedException {
+        new ClosedLoop(1, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
+            ctx.grpc.produce(topic, ctx.payloads.byteString(), false);
+            return ClosedLoop.Outcome.OK;
+        });
+        new ClosedLoop(1, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
+            ctx.rest.produce(topic, ctx.payloads.bytes(), true);
+            return ClosedLoop.Outcome.OK;
+        });
+    }
+
+    /** Single clients until the proxy's compiler threads are quiet (see the class comment); says how long it took. */
+    private static void untilCompiled(BenchContext ctx, String topic) throws InterruptedException {
+        if (!ctx.target.ownProxy()) {
+            return;
+        }
+        long start = System.nanoTime();
+        double compiling;
+        do {
+            long before = ctx.cpu.proxyCompilerNanos();
+            long sliceStart = System.nanoTime();
+            singleClients(ctx, topic, SLICE.dividedBy(2));
+            long after = ctx.cpu.proxyCompilerNanos();
+            compiling = before < 0 || after < 0 ? 0 : (after - before) / (double) (System.nanoTime() - sliceStart);
+        } while (compiling >= QUIET_CORES && System.nanoTime() - start < QUIET_LIMIT.toNanos());
+        BenchContext.progress(String.format("   single clients until the proxy's JIT went quiet: %.0f s%s",
+                (System.nanoTime() - start) / 1e9, compiling >= QUIET_CORES
+                        ? String.format(" (gave up, compiler at %.2f cores)", compiling) : ""));
     }
 
     private static void load(BenchContext ctx, Duration slice, String topic,
