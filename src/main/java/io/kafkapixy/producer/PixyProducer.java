@@ -149,6 +149,11 @@ public final class PixyProducer implements AutoCloseable {
         return !closing && topics.fresh(topic) && bufferRoom() >= 2L * config.maxMessageBytes();
     }
 
+    /** Async messages (and streamed ones) accepted and not yet answered by Kafka. */
+    long asyncPending() {
+        return asyncPending.sum();
+    }
+
     /** Bytes free in the producer's buffer ({@code buffer.memory}), as its own meter says; unbounded if none. */
     private double bufferRoom() {
         Metric m = bufferAvailable;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,6 +49,42 @@ class PixyProducerTest {
         assertArrayEquals(bytes("bar"), sent.key());
         assertArrayEquals(bytes("hello"), sent.value());
         assertArrayEquals(bytes("x"), sent.headers().lastHeader("Foo").value());
+    }
+
+    @Test
+    void aMessageThatCannotWaitIsAnsweredLaterAndNotCountedAsAsync() throws Exception {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
+        assertTrue(producer.sendsAtOnce("t"), "a known topic and no buffer meter: nothing to wait for");
+
+        CompletableFuture<ProduceResult> answer = producer.produceThen(new ProduceRequest("t",
+                MessageKey.of(bytes("bar")), bytes("hello"), List.of()));
+        assertFalse(answer.isDone(), "answered when Kafka has it, not before");
+        assertEquals(0, producer.asyncPending(), "a sync message is not an async one");
+        manual.completeNext();
+
+        assertEquals(2, answer.get(10, TimeUnit.SECONDS).partition());
+        producer.close();
+        assertFalse(producer.sendsAtOnce("t"), "closing: a produce goes the way that answers shutting down");
+    }
+
+    @Test
+    void aTopicNotSeenLatelyMayWait() {
+        TopicPartitions stale = new TopicPartitions() {
+            @Override
+            public List<org.apache.kafka.common.PartitionInfo> of(String topic) {
+                return PartitionChooserTest.partitions(4);
+            }
+
+            @Override
+            public boolean fresh(String topic) {
+                return false;
+            }
+        };
+        PixyProducer producer = new PixyProducer(mock, stale, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
+
+        assertFalse(producer.sendsAtOnce("t"));
     }
 
     @Test
