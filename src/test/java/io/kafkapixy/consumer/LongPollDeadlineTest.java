@@ -144,15 +144,8 @@ class LongPollDeadlineTest {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.onSpinWait();
-            Thread.sleep(1);
-        }
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) {
+        io.kafkapixy.testing.TestKafka.Waits.until(java.time.Duration.ofSeconds(30), what, condition::getAsBoolean);
     }
 
     /** A consumer whose group never answers the join: every poll waits out its timeout and returns nothing. */

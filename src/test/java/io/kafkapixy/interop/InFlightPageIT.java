@@ -148,24 +148,19 @@ class InFlightPageIT {
         T get();
     }
 
-    /** Waits until {@code probe} gives non-null; elements replaced by a refresh meanwhile are looked up again. */
-    private static <T> T waitFor(WebDriver browser, String what, Probe<T> probe) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            try {
-                T value = probe.get();
-                if (value != null) {
-                    return value;
-                }
-            } catch (org.openqa.selenium.StaleElementReferenceException
-                     | org.openqa.selenium.NoSuchElementException redrawn) {
-                // the page redrew between the look-up and the read
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + WAIT + " for " + what + "; the page shows:\n"
-                        + browser.findElement(By.tagName("body")).getText());
-            }
-            Thread.sleep(100);
+    /**
+     * Waits until {@code probe} gives non-null; elements the page redrew between their look-up and their read are
+     * looked up again at the next try.
+     */
+    private static <T> T waitFor(WebDriver browser, String what, Probe<T> probe) {
+        try {
+            return org.awaitility.Awaitility.await(what).atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptionsMatching(e -> e instanceof org.openqa.selenium.StaleElementReferenceException
+                                                   || e instanceof org.openqa.selenium.NoSuchElementException)
+                    .until(probe::get, java.util.Objects::nonNull);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("waited " + WAIT + " for " + what + "; the page shows:\n"
+                    + browser.findElement(By.tagName("body")).getText());
         }
     }
 

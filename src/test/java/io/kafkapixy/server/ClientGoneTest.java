@@ -76,7 +76,7 @@ class ClientGoneTest {
                 }
             });
             try {
-                Set<String> produced = producePaced(MESSAGES);
+                Set<String> produced = producePaced(MESSAGES, deadlineExceeded);
                 awaitCommitted(MESSAGES);
                 stop.set(true);
                 consumer.get(30, TimeUnit.SECONDS);
@@ -163,13 +163,15 @@ class ClientGoneTest {
         }
     }
 
-    /** {@code n} messages 40 ms apart: calls keep running out of time between them. */
-    private Set<String> producePaced(int n) throws InterruptedException {
+    /** {@code n} messages, each once a call has run out of time since the one before: calls keep timing out between. */
+    private Set<String> producePaced(int n, AtomicInteger timedOut) {
         Set<String> produced = new HashSet<>();
         for (int i = 0; i < n; i++) {
+            int before = timedOut.get();
             kafka.produce(topic, 0, null, "m" + i);
             produced.add("m" + i);
-            Thread.sleep(40);
+            TestKafka.Waits.until(Duration.ofSeconds(30), "a call out of time after m" + i,
+                    () -> timedOut.get() > before);
         }
         return produced;
     }

@@ -35,6 +35,7 @@ import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import static io.kafkapixy.testing.JsonBodies.object;
@@ -122,6 +123,7 @@ class ShareGroupTest {
         Set<Integer> clientsServed = ConcurrentHashMap.newKeySet();
         AtomicInteger out = new AtomicInteger();
         AtomicInteger mostOutAtOnce = new AtomicInteger();
+        AtomicInteger taken = new AtomicInteger();
         try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-c",
                 ConsumerSettingsBuilder.fast().shareMembership().longPollingTimeout(Duration.ofSeconds(2))));
              ExecutorService clients = Executors.newFixedThreadPool(8)) {
@@ -136,8 +138,12 @@ class ShareGroupTest {
                             continue;
                         }
                         mostOutAtOnce.accumulateAndGet(out.incrementAndGet(), Math::max);
+                        int mine = taken.incrementAndGet();
                         JsonObject m = object(rs.body());
-                        sleep(50);
+                        // a slow client: it holds its message while six more are handed out (or the rest are out)
+                        Awaitility.await("six more taken").atMost(Duration.ofSeconds(60)).pollDelay(Duration.ZERO)
+                                .pollInterval(Duration.ofMillis(2))
+                                .until(() -> taken.get() >= mine + 6 || accepted.size() + out.get() >= n);
                         out.decrementAndGet();
                         HttpResponse<String> ack = pixy.post("/topics/" + topic + "/acks?group=" + group
                                 + "&partition=0&offset=" + m.getJsonNumber("offset"), "text/plain", "");
@@ -470,13 +476,5 @@ class ShareGroupTest {
 
     private static String value(JsonObject m) {
         return new String(Base64.getDecoder().decode(m.getString("value")), StandardCharsets.UTF_8);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
