@@ -49,7 +49,7 @@ public final class ProducerConfig {
     public static final ConfigKey<Integer> FLUSH_BYTES = ConfigKey.of(
             "proxies.<name>.producer.flush_bytes", Type.INT, 1_048_576,
             Bound.atLeast(0),
-            "best-effort bytes per batch (Kafka's `batch.size`, at most 16 KiB here)");
+            "best-effort bytes per batch (Kafka's `batch.size`, at most 128 KiB here)");
     public static final ConfigKey<Duration> FLUSH_FREQUENCY = ConfigKey.of(
             "proxies.<name>.producer.flush_frequency", Type.DURATION, Duration.ofMillis(500),
             Bound.notNegative(),

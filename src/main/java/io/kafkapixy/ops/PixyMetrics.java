@@ -66,9 +66,14 @@ public final class PixyMetrics implements AutoCloseable {
      * method name, {@code status} the HTTP status code or the gRPC status name.
      */
     public void apiRequest(String api, String method, String status) {
-        apiRequests.computeIfAbsent(List.of(api, method, status), k -> counter("kafkapixy.api.requests",
+        apiRequests(api, method, status).increment();
+    }
+
+    /** The counter {@link #apiRequest} counts with, for callers that keep it. */
+    public Counter apiRequests(String api, String method, String status) {
+        return apiRequests.computeIfAbsent(List.of(api, method, status), k -> counter("kafkapixy.api.requests",
                 "API requests by method and status", Tag.create("api", api), Tag.create("method", method),
-                Tag.create("status", status))).increment();
+                Tag.create("status", status)));
     }
 
     /**

@@ -49,10 +49,9 @@ final class KafkaTopicPartitions implements TopicPartitions {
 
     @Override
     public List<PartitionInfo> of(String topic) {
-        if (!known.containsKey(topic)) {
-            if (!exists(topic) && !brokersAutoCreate()) {
-                throw unknownTopic();
-            }
+        Long seen = known.get(topic);
+        if (seen == null && !exists(topic) && !brokersAutoCreate()) {
+            throw unknownTopic();
         }
         try {
             List<PartitionInfo> partitions = producer.partitionsFor(topic);
@@ -60,7 +59,6 @@ final class KafkaTopicPartitions implements TopicPartitions {
                 throw unknownTopic();
             }
             long now = System.nanoTime();
-            Long seen = known.get(topic);
             // written about once a second per topic, not per message
             if (seen == null || now - seen > NOTE_EVERY_NANOS) {
                 known.put(topic, now);

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 
 import io.kafkapixy.config.ProducerConfig;
 import io.kafkapixy.errors.ErrorKind;
@@ -41,6 +42,8 @@ public final class PixyProducer implements AutoCloseable {
     private final ProducerMetrics metrics;
     /** Async messages accepted and not yet answered by Kafka. */
     private final LongAdder asyncPending = new LongAdder();
+    private final int maxMessageBytes;
+    private final BufferRoom bufferRoom;
     /** The producer's meter of free buffer bytes, found at first use. */
     private volatile Metric bufferAvailable;
     private volatile boolean closing;
@@ -52,6 +55,9 @@ public final class PixyProducer implements AutoCloseable {
         this.chooser = PartitionChooser.of(config.partitioner());
         this.config = config;
         this.metrics = metrics;
+        this.maxMessageBytes = config.maxMessageBytes();
+        this.bufferRoom = new BufferRoom(this::bufferAvailable, 2L * maxMessageBytes,
+                ProducerSettings.batchBytes(config));
     }
 
     /** A producer over {@code kafka} that looks up unknown topics through {@code admin} (which it does not own). */
@@ -128,16 +134,33 @@ public final class PixyProducer implements AutoCloseable {
      * here, as in {@link #produceAsync}. Until it completes it counts as pending, like an async message.
      */
     public CompletableFuture<ProduceResult> produceLater(ProduceRequest rq) {
-        return later(rq, true);
+        return later(rq);
     }
 
     /**
-     * As {@link #produceSync}, without waiting: the result completes when Kafka has the message or refused it, on the
-     * producer's own thread (keep what follows it short). Call it where waiting is not allowed only when
-     * {@link #sendsAtOnce} said so just before.
+     * As {@link #produceSync}, without waiting: {@code then} gets the result, or the failure, when Kafka has the
+     * message or refused it, on the producer's own thread (keep it short). A message that cannot be buffered fails
+     * here instead, as in {@link #produceAsync}. Call it where waiting is not allowed only when {@link #sendsAtOnce}
+     * said so just before.
      */
-    public CompletableFuture<ProduceResult> produceThen(ProduceRequest rq) {
-        return later(rq, false);
+    public void produceThen(ProduceRequest rq, BiConsumer<ProduceResult, PixyException> then) {
+        long start = System.nanoTime();
+        try {
+            send(rq, false, (md, error) -> {
+                if (error != null) {
+                    then.accept(null, counted(rq.topic(), failure(rq.topic(), error)));
+                } else {
+                    // answered first, counted even if the answer fails
+                    try {
+                        then.accept(new ProduceResult(md.partition(), md.offset()), null);
+                    } finally {
+                        metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
+                    }
+                }
+            });
+        } catch (PixyException e) {
+            throw counted(rq.topic(), e);
+        }
     }
 
     /**
@@ -146,7 +169,7 @@ public final class PixyProducer implements AutoCloseable {
      * wait for a broker or for buffer space (up to {@code net.dial_timeout}).
      */
     public boolean sendsAtOnce(String topic) {
-        return !closing && topics.fresh(topic) && bufferRoom() >= 2L * config.maxMessageBytes();
+        return !closing && topics.fresh(topic) && bufferRoom.enough();
     }
 
     /** Async messages (and streamed ones) accepted and not yet answered by Kafka. */
@@ -155,7 +178,7 @@ public final class PixyProducer implements AutoCloseable {
     }
 
     /** Bytes free in the producer's buffer ({@code buffer.memory}), as its own meter says; unbounded if none. */
-    private double bufferRoom() {
+    private double bufferAvailable() {
         Metric m = bufferAvailable;
         if (m == null) {
             m = kafka.metrics().entrySet().stream()
@@ -169,14 +192,12 @@ public final class PixyProducer implements AutoCloseable {
         return m.metricValue() instanceof Number n ? n.doubleValue() : Double.MAX_VALUE;
     }
 
-    private CompletableFuture<ProduceResult> later(ProduceRequest rq, boolean countPending) {
+    private CompletableFuture<ProduceResult> later(ProduceRequest rq) {
         long start = System.nanoTime();
         CompletableFuture<ProduceResult> result = new CompletableFuture<>();
         try {
-            send(rq, countPending, (md, error) -> {
-                if (countPending) {
-                    asyncPending.decrement();
-                }
+            send(rq, true, (md, error) -> {
+                asyncPending.decrement();
                 if (error != null) {
                     result.completeExceptionally(counted(rq.topic(), failure(rq.topic(), error)));
                 } else {
@@ -200,13 +221,14 @@ public final class PixyProducer implements AutoCloseable {
         if (closing) {
             throw PixyException.shuttingDown();
         }
-        if (rq.size() > config.maxMessageBytes()) {
+        if (rq.size() > maxMessageBytes) {
             throw PixyException.messageTooLarge();
         }
         try {
             List<PartitionInfo> partitions = topics.of(rq.topic());
             int partition = chooser.choose(rq.topic(), rq.key(), partitions);
             var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
+            bufferRoom.charge(rq.size());
             if (callback == null) {
                 return kafka.send(record);
             }

@@ -40,7 +40,7 @@ public final class ProducerSettings {
         s.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, p.compression().name().toLowerCase(Locale.ROOT));
         long linger = p.flushFrequencyExplicit() ? p.flushFrequency().toMillis() : DEFAULT_LINGER_MS;
         s.put(ProducerConfig.LINGER_MS_CONFIG, (int) Math.min(linger, Integer.MAX_VALUE));
-        int batch = p.flushBytes() == 0 ? 16 * 1024 : Math.min(p.flushBytes(), MAX_BATCH_BYTES);
+        int batch = batchBytes(p);
         s.put(ProducerConfig.BATCH_SIZE_CONFIG, batch);
         s.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Math.max(64L << 20, 32L * batch));
         s.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, p.maxMessageBytes() + REQUEST_OVERHEAD_BYTES);
@@ -56,6 +56,11 @@ public final class ProducerSettings {
         s.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.min(Math.max(delivery, 30_000), Integer.MAX_VALUE));
         s.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, positiveMillis(net.dialTimeout(), 30_000));
         return s;
+    }
+
+    /** {@code batch.size}: sarama's {@code flush_bytes} within {@link #MAX_BATCH_BYTES}, 16 KiB when unset. */
+    static int batchBytes(io.kafkapixy.config.ProducerConfig p) {
+        return p.flushBytes() == 0 ? 16 * 1024 : Math.min(p.flushBytes(), MAX_BATCH_BYTES);
     }
 
     private static long positiveMillis(Duration d, long fallback) {

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,8 +59,15 @@ class PixyProducerTest {
         PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
         assertTrue(producer.sendsAtOnce("t"), "a known topic and no buffer meter: nothing to wait for");
 
-        CompletableFuture<ProduceResult> answer = producer.produceThen(new ProduceRequest("t",
-                MessageKey.of(bytes("bar")), bytes("hello"), List.of()));
+        CompletableFuture<ProduceResult> answer = new CompletableFuture<>();
+        producer.produceThen(new ProduceRequest("t", MessageKey.of(bytes("bar")), bytes("hello"), List.of()),
+                (result, error) -> {
+                    if (error != null) {
+                        answer.completeExceptionally(error);
+                    } else {
+                        answer.complete(result);
+                    }
+                });
         assertFalse(answer.isDone(), "answered when Kafka has it, not before");
         assertEquals(0, producer.asyncPending(), "a sync message is not an async one");
         manual.completeNext();
@@ -197,6 +205,41 @@ class PixyProducerTest {
         assertEquals(ErrorKind.PRODUCE_UNKNOWN_TOPIC, e.kind());
         assertEquals("kafka server: Request was for a topic or partition that does not exist on this broker.",
                 e.getMessage());
+    }
+
+    @Test
+    void aMessageThatCannotWaitAndThatKafkaRefusesIsAnsweredWithTheOriginalsTextAndCounted() {
+        MockProducer<byte[], byte[]> manual =
+                new MockProducer<>(CLUSTER, false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        List<String> failures = new java.util.ArrayList<>();
+        PixyProducer producer = new PixyProducer(manual, fourPartitions, ProducerConfig.DEFAULT,
+                new ProducerMetrics() {
+                    @Override
+                    public void produced(String topic, int bytes, long nanos) {
+                        failures.add("produced " + topic);
+                    }
+
+                    @Override
+                    public void failed(String topic, ErrorKind kind) {
+                        failures.add(topic + "/" + kind);
+                    }
+
+                    @Override
+                    public void asyncPending(java.util.function.LongSupplier pending) {
+                    }
+                });
+        List<Object> answers = new java.util.ArrayList<>();
+        producer.produceThen(new ProduceRequest("t", MessageKey.ABSENT, bytes("v"), List.of()),
+                (result, error) -> answers.add(error != null ? error : result));
+        assertTrue(answers.isEmpty(), "answered when Kafka has refused it, not before");
+
+        manual.errorNext(new UnknownTopicOrPartitionException("gone"));
+
+        assertEquals(1, answers.size());
+        PixyException e = assertInstanceOf(PixyException.class, answers.getFirst());
+        assertEquals(ErrorKind.PRODUCE_UNKNOWN_TOPIC, e.kind());
+        assertEquals(KafkaTopicPartitions.UNKNOWN_TOPIC_TEXT, e.getMessage());
+        assertEquals(List.of("t/" + ErrorKind.PRODUCE_UNKNOWN_TOPIC), failures);
     }
 
     @Test

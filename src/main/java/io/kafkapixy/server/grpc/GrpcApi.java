@@ -92,21 +92,18 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             });
             return;
         }
-        java.util.concurrent.CompletableFuture<ProduceResult> produced;
         try {
-            produced = proxy.producer().produceThen(message);
+            proxy.producer().produceThen(message, (result, error) -> {
+                if (error != null) {
+                    fail(out, error);
+                    return;
+                }
+                out.onNext(ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build());
+                out.onCompleted();
+            });
         } catch (RuntimeException e) {
             fail(out, e);
-            return;
         }
-        produced.whenComplete((result, error) -> {
-            if (error != null) {
-                fail(out, error instanceof RuntimeException r ? r : new RuntimeException(error));
-                return;
-            }
-            out.onNext(ProdRs.newBuilder().setPartition(result.partition()).setOffset(result.offset()).build());
-            out.onCompleted();
-        });
     }
 
     private static ProdRs produceWaiting(Proxy proxy, ProdRq rq, ProduceRequest message) {

@@ -7,12 +7,14 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.stream.Collectors;
 
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerStreamTracer;
 import io.grpc.Status;
+import io.helidon.metrics.api.Counter;
 import io.kafkapixy.ops.PixyMetrics;
 
 /**
@@ -30,33 +32,54 @@ final class GrpcRequestMetrics extends ServerStreamTracer.Factory {
     private final PixyMetrics metrics;
     private final boolean accessLog;
     /** Full method name ({@code KafkaPixy/Produce}) to its label ({@code Produce}), for the methods served. */
-    private final Map<String, String> labels;
+    private final Map<String, Label> labels;
+    private final Label other;
 
     /** @param knownMethods full names ({@code KafkaPixy/Produce}) of the methods this server serves */
     GrpcRequestMetrics(PixyMetrics metrics, boolean accessLog, Set<String> knownMethods) {
         this.metrics = metrics;
         this.accessLog = accessLog;
         this.labels = knownMethods.stream()
-                .collect(Collectors.toUnmodifiableMap(m -> m, m -> m.substring(m.lastIndexOf('/') + 1)));
+                .collect(Collectors.toUnmodifiableMap(m -> m, m -> new Label(m.substring(m.lastIndexOf('/') + 1))));
+        this.other = new Label(OTHER);
     }
 
     @Override
     public ServerStreamTracer newServerStreamTracer(String fullMethodName, Metadata headers) {
-        String method = labels.get(fullMethodName);
-        return method == null ? new Stream(System.nanoTime(), OTHER, OTHER)
-                : new Stream(System.nanoTime(), method, fullMethodName);
+        Label label = labels.get(fullMethodName);
+        return label == null ? new Stream(System.nanoTime(), other, OTHER)
+                : new Stream(System.nanoTime(), label, fullMethodName);
+    }
+
+    /** A method's label and its counters by status, found once each rather than per call. */
+    private final class Label {
+        private final String method;
+        private final AtomicReferenceArray<Counter> byStatus = new AtomicReferenceArray<>(Status.Code.values().length);
+
+        Label(String method) {
+            this.method = method;
+        }
+
+        void count(Status.Code code) {
+            Counter c = byStatus.get(code.ordinal());
+            if (c == null) {
+                c = metrics.apiRequests("grpc", method, code.name());
+                byStatus.set(code.ordinal(), c);
+            }
+            c.increment();
+        }
     }
 
     /** One stream: started on the transport thread, its call and its end reported from any thread, once each. */
     private final class Stream extends ServerStreamTracer {
         private final long start;
-        private final String method;
+        private final Label label;
         private final String fullName;
         private volatile SocketAddress remote;
 
-        Stream(long start, String method, String fullName) {
+        Stream(long start, Label label, String fullName) {
             this.start = start;
-            this.method = method;
+            this.label = label;
             this.fullName = fullName;
         }
 
@@ -67,7 +90,7 @@ final class GrpcRequestMetrics extends ServerStreamTracer.Factory {
 
         @Override
         public void streamClosed(Status status) {
-            metrics.apiRequest("grpc", method, status.getCode().name());
+            label.count(status.getCode());
             if (accessLog) {
                 ACCESS.log(System.Logger.Level.INFO, line(status, System.nanoTime() - start));
             }
