@@ -168,7 +168,7 @@ final class ClosedLoop {
         CpuMeter.Snapshot cpuAtEnd = cpu.snapshot();
         opener.interrupt();
         opener.join();
-        CpuMeter.Usage usage = cpuAtStart == null ? new CpuMeter.Usage(Double.NaN, Double.NaN)
+        CpuMeter.Usage usage = cpuAtStart == null ? CpuMeter.Usage.UNKNOWN
                 : CpuMeter.between(cpuAtStart, cpuAtEnd);
         LatencyRecorder all = new LatencyRecorder();
         latencies.forEach(all::add);

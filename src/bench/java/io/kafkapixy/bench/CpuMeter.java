@@ -15,15 +15,21 @@ final class CpuMeter {
     /** USER_HZ: Linux reports CPU times in these ticks, 100 on every common platform. */
     private static final long TICKS_PER_SECOND = 100;
 
-    /** CPU times at one instant; -1 where unknown. */
-    record Snapshot(long wallNanos, long proxyCpuNanos, long benchCpuNanos) {
+    /** CPU times at one instant; -1 where unknown. {@code proxyJitNanos}: the proxy's compiler threads'. */
+    record Snapshot(long wallNanos, long proxyCpuNanos, long benchCpuNanos, long proxyJitNanos) {
     }
 
-    /** Average cores used between two snapshots; NaN where unknown. */
-    record Usage(double proxyCores, double benchCores) {
+    /**
+     * Average cores used between two snapshots; NaN where unknown. {@code proxyJitCores} is the part of
+     * {@code proxyCores} its JIT compilers used: compiling, not serving.
+     */
+    record Usage(double proxyCores, double benchCores, double proxyJitCores) {
+
+        static final Usage UNKNOWN = new Usage(Double.NaN, Double.NaN, Double.NaN);
 
         String describe() {
-            return "CPU cores: proxy " + fmt(proxyCores) + ", bench JVM " + fmt(benchCores);
+            return "CPU cores: proxy " + fmt(proxyCores) + (Double.isNaN(proxyJitCores) ? ""
+                    : " (JIT " + fmt(proxyJitCores) + ")") + ", bench JVM " + fmt(benchCores);
         }
 
         private static String fmt(double v) {
@@ -39,13 +45,14 @@ final class CpuMeter {
 
     Snapshot snapshot() {
         return new Snapshot(System.nanoTime(), proxyPid.isPresent() ? cpuNanos(Long.toString(proxyPid.getAsLong()))
-                : -1, cpuNanos("self"));
+                : -1, cpuNanos("self"), proxyCompilerNanos());
     }
 
     static Usage between(Snapshot from, Snapshot to) {
         double wall = to.wallNanos() - from.wallNanos();
         return new Usage(cores(from.proxyCpuNanos(), to.proxyCpuNanos(), wall),
-                cores(from.benchCpuNanos(), to.benchCpuNanos(), wall));
+                cores(from.benchCpuNanos(), to.benchCpuNanos(), wall),
+                cores(from.proxyJitNanos(), to.proxyJitNanos(), wall));
     }
 
     private static double cores(long from, long to, double wall) {

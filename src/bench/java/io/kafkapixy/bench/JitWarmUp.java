@@ -12,16 +12,19 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * then consume over gRPC (ConsumeNAck acking the previous message) and over REST (auto-ack) of what was produced, a
  * sixth of the time each at concurrency 16, and a sixth with one client producing over each API in turn (one call in
  * flight takes other branches: the producer's answer wakes the transport rather than joining a batch under way).
- * Against the bench's own proxy the single clients go on, in slices of {@link #SLICE}, until the proxy's JIT compiler
- * threads use under {@link #QUIET_CORES} of a core in a slice, at most {@link #QUIET_LIMIT}. A freshly started
- * JVM compiles its hot paths for tens of seconds and those compiler threads take cores from everything else on this
- * machine; without this the first scenario (the single-client latency runs) measured the proxy's JIT more than the
- * proxy (a gRPC c=1 row showed 0.66 cores of proxy CPU, most of it C2). The per-run {@code --warmup} still precedes
- * every measured run.
+ * Against the bench's own proxy the single clients go on, each slice of {@link #SLICE} after a second of
+ * {@link #BUSY} clients per API (contention and bigger batches take branches of their own again), until the proxy's
+ * JIT compiler threads use under {@link #QUIET_CORES} of a core in a slice, at most {@link #QUIET_LIMIT}. A freshly
+ * started JVM compiles its hot paths for tens of seconds and those compiler threads take cores from everything else
+ * on this machine; without this the first scenario (the single-client latency runs) measured the proxy's JIT more
+ * than the proxy (a gRPC c=1 row showed 0.66 cores of proxy CPU, most of it C2), and the c=64 rows still had 0.05
+ * cores of it. Every row says how much JIT there was in its window when there was any. The per-run
+ * {@code --warmup} still precedes every measured run.
  */
 final class JitWarmUp {
 
     private static final int CONCURRENCY = 16;
+    private static final int BUSY = 64;
     static final double QUIET_CORES = 0.02;
     static final Duration SLICE = Duration.ofSeconds(4);
     static final Duration QUIET_LIMIT = Duration.ofSeconds(90);
@@ -81,11 +84,17 @@ final class JitWarmUp {
 
     /** One client producing over gRPC for {@code each}, then one over REST. */
     private static void singleClients(BenchContext ctx, String topic, Duration each) throws InterruptedException {
-        new ClosedLoop(1, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
+        clients(ctx, topic, 1, each);
+    }
+
+    /** {@code concurrency} clients producing over gRPC for {@code each}, then as many over REST. */
+    private static void clients(BenchContext ctx, String topic, int concurrency, Duration each)
+            throws InterruptedException {
+        new ClosedLoop(concurrency, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
             ctx.grpc.produce(topic, ctx.payloads.byteString(), false);
             return ClosedLoop.Outcome.OK;
         });
-        new ClosedLoop(1, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
+        new ClosedLoop(concurrency, each, Duration.ofMillis(1), ctx.cpu).run(i -> () -> {
             ctx.rest.produce(topic, ctx.payloads.bytes(), true);
             return ClosedLoop.Outcome.OK;
         });
@@ -101,11 +110,12 @@ final class JitWarmUp {
         do {
             long before = ctx.cpu.proxyCompilerNanos();
             long sliceStart = System.nanoTime();
+            clients(ctx, topic, BUSY, Duration.ofSeconds(1));
             singleClients(ctx, topic, SLICE.dividedBy(2));
             long after = ctx.cpu.proxyCompilerNanos();
             compiling = before < 0 || after < 0 ? 0 : (after - before) / (double) (System.nanoTime() - sliceStart);
         } while (compiling >= QUIET_CORES && System.nanoTime() - start < QUIET_LIMIT.toNanos());
-        BenchContext.progress(String.format("   single clients until the proxy's JIT went quiet: %.0f s%s",
+        BenchContext.progress(String.format("   single and busy clients until the proxy's JIT went quiet: %.0f s%s",
                 (System.nanoTime() - start) / 1e9, compiling >= QUIET_CORES
                         ? String.format(" (gave up, compiler at %.2f cores)", compiling) : ""));
     }

@@ -24,6 +24,9 @@ import jakarta.json.stream.JsonGenerator;
  */
 final class Report {
 
+    /** From this many cores of the proxy's JIT compilers in a run, its row says so: it measured compiling too. */
+    static final double JIT_NOTED_CORES = 0.01;
+
     /** One measured figure (a run of a scenario), with what it is compared with. */
     static final class Row {
         final String scenario;
@@ -56,6 +59,9 @@ final class Report {
             empty = r.empty();
             seconds = r.seconds();
             cpu = r.cpu();
+            if (cpu != null && cpu.proxyJitCores() >= JIT_NOTED_CORES) {
+                note(String.format("proxy JIT %.2f cores", cpu.proxyJitCores()));
+            }
             if (r.errors() > 0) {
                 note(r.errors() + " errors, first: " + r.firstError());
             } else if (r.firstError() != null) {
@@ -230,7 +236,7 @@ final class Report {
             }
             if (r.cpu != null) {
                 o.add("cpuCores", Json.createObjectBuilder().add("proxy", number(r.cpu.proxyCores()))
-                        .add("benchJvm", number(r.cpu.benchCores())));
+                        .add("benchJvm", number(r.cpu.benchCores())).add("proxyJit", number(r.cpu.proxyJitCores())));
                 o.add("proxyCpuMicrosPerMessage", number(r.proxyMicrosPerMessage()));
             }
             if (!r.notes.isEmpty()) {
