@@ -79,7 +79,7 @@ final class JitWarmUp {
                 : ClosedLoop.Outcome.EMPTY);
         Duration half = slice.dividedBy(2);
         singleClients(ctx, topic, half);
-        untilCompiled(ctx, topic);
+        untilCompiled(ctx);
     }
 
     /** One client producing over gRPC for {@code each}, then one over REST. */
@@ -100,14 +100,20 @@ final class JitWarmUp {
         });
     }
 
-    /** Single clients until the proxy's compiler threads are quiet (see the class comment); says how long it took. */
-    private static void untilCompiled(BenchContext ctx, String topic) throws InterruptedException {
+    /**
+     * Single clients until the proxy's compiler threads are quiet (see the class comment); says how long it took. Each
+     * slice writes a topic of its own, as every measured run does: a topic's first messages take branches of their
+     * own (its metadata looked up, a call that may wait), and code compiled without them is thrown away and compiled
+     * again when they come, which a run would otherwise measure.
+     */
+    private static void untilCompiled(BenchContext ctx) throws Exception {
         if (!ctx.target.ownProxy()) {
             return;
         }
         long start = System.nanoTime();
         double compiling;
         do {
+            String topic = ctx.newTopic("warmup");
             long before = ctx.cpu.proxyCompilerNanos();
             long sliceStart = System.nanoTime();
             clients(ctx, topic, BUSY, Duration.ofSeconds(1));
