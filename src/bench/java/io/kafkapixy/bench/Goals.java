@@ -26,7 +26,12 @@ final class Goals {
                 ProduceSyncScenario.key("grpc", 64), ProduceSyncScenario.key("raw", 64), 0.70));
         goals.add(share(report, "REST sync produce at c=64 >= 50% of the raw per-message sync KafkaProducer at c=64",
                 ProduceSyncScenario.key("rest", 64), ProduceSyncScenario.key("raw", 64), 0.50));
-        goals.add(p99(report));
+        goals.add(latency(report, 99, 2.0));
+        goals.add(latency(report, 50, 0.5));
+        goals.add(cpuAtMost(report, "gRPC sync produce at c=1 costs the proxy at most REST's CPU per message at c=1",
+                ProduceSyncScenario.key("grpc", 1), ProduceSyncScenario.key("rest", 1), Double.NaN));
+        goals.add(cpuAtMost(report, "gRPC sync produce at c=64 costs the proxy at most 30 µs of CPU per message",
+                ProduceSyncScenario.key("grpc", 64), null, 30));
         goals.add(share(report, "gRPC consume+ack at c=16 >= gRPC sync produce at c=16 (msgs/s)",
                 ConsumeScenario.key("grpc", 16), ProduceSyncScenario.key("grpc", 16), 1.0));
         for (int parked : report.parkedRuns()) {
@@ -52,16 +57,35 @@ final class Goals {
                 rate.get(), base.get(), 100 * share, 100 * atLeast));
     }
 
-    private static Goal p99(Report report) {
-        String name = "p99 of a single client's sync produce over gRPC within 2 ms of the raw client's p99";
+    /** A single client's sync produce over gRPC at {@code percentile} within {@code withinMs} of the raw client's. */
+    private static Goal latency(Report report, int percentile, double withinMs) {
+        String name = String.format("p%d of a single client's sync produce over gRPC within %s ms of the raw client's "
+                + "p%d", percentile, withinMs % 1 == 0 ? String.format("%.0f", withinMs) : withinMs, percentile);
         Optional<Report.Row> grpc = report.row(ProduceSyncScenario.key("grpc", 1));
         Optional<Report.Row> raw = report.row(ProduceSyncScenario.key("raw", 1));
-        if (grpc.isEmpty() || raw.isEmpty() || Double.isNaN(grpc.get().p(99)) || Double.isNaN(raw.get().p(99))) {
+        if (grpc.isEmpty() || raw.isEmpty() || Double.isNaN(grpc.get().p(percentile))
+            || Double.isNaN(raw.get().p(percentile))) {
             return new Goal(name, null, "not measured");
         }
-        double delta = grpc.get().p(99) - raw.get().p(99);
-        return new Goal(name, delta <= 2.0, String.format("gRPC p99 %.2f ms vs raw %.2f ms (%+.2f ms)",
-                grpc.get().p(99), raw.get().p(99), delta));
+        double delta = grpc.get().p(percentile) - raw.get().p(percentile);
+        return new Goal(name, delta <= withinMs, String.format("gRPC p%d %.2f ms vs raw %.2f ms (%+.2f ms)",
+                percentile, grpc.get().p(percentile), raw.get().p(percentile), delta));
+    }
+
+    /**
+     * The proxy's CPU per message in the run {@code key} at most that of the run {@code otherKey}, or (with no
+     * other run) at most {@code limitMicros}. Not measured against a proxy that is not the bench's child.
+     */
+    private static Goal cpuAtMost(Report report, String name, String key, String otherKey, double limitMicros) {
+        double micros = report.row(key).map(Report.Row::proxyMicrosPerMessage).orElse(Double.NaN);
+        double limit = otherKey == null ? limitMicros
+                : report.row(otherKey).map(Report.Row::proxyMicrosPerMessage).orElse(Double.NaN);
+        if (Double.isNaN(micros) || Double.isNaN(limit)) {
+            return new Goal(name, null, "not measured");
+        }
+        String against = otherKey == null ? "the limit" : report.row(otherKey).map(r -> r.label).orElse(otherKey);
+        return new Goal(name, micros <= limit, String.format("%.0f µs per message vs %.0f µs (%s)", micros, limit,
+                against));
     }
 
     /** The memory limit of the Deployment the proxy runs under (k8s/deployment.yaml). */
