@@ -101,10 +101,10 @@ final class JitWarmUp {
     }
 
     /**
-     * Single clients until the proxy's compiler threads are quiet (see the class comment); says how long it took. Each
-     * slice writes a topic of its own, as every measured run does: a topic's first messages take branches of their
-     * own (its metadata looked up, a call that may wait), and code compiled without them is thrown away and compiled
-     * again when they come, which a run would otherwise measure.
+     * Busy, then single clients until the proxy's compiler threads are quiet (see the class comment); says how long it
+     * took. Each slice writes a topic of its own, as every measured run does: a topic's first messages take branches
+     * of their own (its metadata looked up, a call that may wait), and code compiled without them is thrown away and
+     * compiled again when they come, which a run would otherwise measure.
      */
     private static void untilCompiled(BenchContext ctx) throws Exception {
         if (!ctx.target.ownProxy()) {
