@@ -32,14 +32,15 @@ final class KafkaTopicPartitions implements TopicPartitions {
     static final String UNKNOWN_TOPIC_TEXT =
             "kafka server: Request was for a topic or partition that does not exist on this broker.";
 
+    private static final long NOTE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long FRESH_NANOS = TimeUnit.SECONDS.toNanos(60);
+
     private final Producer<byte[], byte[]> producer;
     private final Admin admin;
     private final Duration adminTimeout;
     /** Topics found, with when their partitions were last looked up ({@link System#nanoTime()}). */
     private final Map<String, Long> known = new ConcurrentHashMap<>();
     private volatile Boolean brokersAutoCreate;
-    private static final long NOTE_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-    private static final long FRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
 
     KafkaTopicPartitions(Producer<byte[], byte[]> producer, Admin admin, Duration adminTimeout) {
         this.producer = producer;

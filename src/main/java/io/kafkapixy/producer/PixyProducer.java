@@ -134,7 +134,15 @@ public final class PixyProducer implements AutoCloseable {
      * here, as in {@link #produceAsync}. Until it completes it counts as pending, like an async message.
      */
     public CompletableFuture<ProduceResult> produceLater(ProduceRequest rq) {
-        return later(rq);
+        CompletableFuture<ProduceResult> result = new CompletableFuture<>();
+        deliver(rq, true, (produced, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(produced);
+            }
+        });
+        return result;
     }
 
     /**
@@ -144,9 +152,20 @@ public final class PixyProducer implements AutoCloseable {
      * said so just before.
      */
     public void produceThen(ProduceRequest rq, BiConsumer<ProduceResult, PixyException> then) {
+        deliver(rq, false, then);
+    }
+
+    /**
+     * Sends, and tells {@code then} once Kafka has the message or refused it; with {@code countPending} the message
+     * counts as an async one until then.
+     */
+    private void deliver(ProduceRequest rq, boolean countPending, BiConsumer<ProduceResult, PixyException> then) {
         long start = System.nanoTime();
         try {
-            send(rq, false, (md, error) -> {
+            send(rq, countPending, (md, error) -> {
+                if (countPending) {
+                    asyncPending.decrement();
+                }
                 if (error != null) {
                     then.accept(null, counted(rq.topic(), failure(rq.topic(), error)));
                 } else {
@@ -190,25 +209,6 @@ public final class PixyProducer implements AutoCloseable {
             bufferAvailable = m;
         }
         return m.metricValue() instanceof Number n ? n.doubleValue() : Double.MAX_VALUE;
-    }
-
-    private CompletableFuture<ProduceResult> later(ProduceRequest rq) {
-        long start = System.nanoTime();
-        CompletableFuture<ProduceResult> result = new CompletableFuture<>();
-        try {
-            send(rq, true, (md, error) -> {
-                asyncPending.decrement();
-                if (error != null) {
-                    result.completeExceptionally(counted(rq.topic(), failure(rq.topic(), error)));
-                } else {
-                    metrics.produced(rq.topic(), rq.size(), System.nanoTime() - start);
-                    result.complete(new ProduceResult(md.partition(), md.offset()));
-                }
-            });
-        } catch (PixyException e) {
-            throw counted(rq.topic(), e);
-        }
-        return result;
     }
 
     private Future<RecordMetadata> send(ProduceRequest rq, org.apache.kafka.clients.producer.Callback callback) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import io.kafkapixy.config.ProducerConfig;
 import io.kafkapixy.errors.ErrorKind;
@@ -79,17 +80,7 @@ class PixyProducerTest {
 
     @Test
     void aTopicNotSeenLatelyMayWait() {
-        TopicPartitions stale = new TopicPartitions() {
-            @Override
-            public List<org.apache.kafka.common.PartitionInfo> of(String topic) {
-                return PartitionChooserTest.partitions(4);
-            }
-
-            @Override
-            public boolean fresh(String topic) {
-                return false;
-            }
-        };
+        TopicPartitions stale = fourPartitions(topic -> true, topic -> false);
         PixyProducer producer = new PixyProducer(mock, stale, ProducerConfig.DEFAULT, ProducerMetrics.NONE);
 
         assertFalse(producer.sendsAtOnce("t"));
@@ -112,17 +103,7 @@ class PixyProducerTest {
             public void asyncPending(java.util.function.LongSupplier pending) {
             }
         };
-        TopicPartitions onlyKnown = new TopicPartitions() {
-            @Override
-            public List<org.apache.kafka.common.PartitionInfo> of(String topic) {
-                return PartitionChooserTest.partitions(4);
-            }
-
-            @Override
-            public boolean known(String topic) {
-                return topic.equals("known");
-            }
-        };
+        TopicPartitions onlyKnown = fourPartitions("known"::equals, "known"::equals);
         ProducerConfig small = ProducerConfig.DEFAULT.with(ProducerConfig.MAX_MESSAGE_BYTES, 10)
                 .with(ProducerConfig.COMPRESSION, ProducerConfig.Compression.NONE)
                 .with(ProducerConfig.FLUSH_BYTES, 0)
@@ -266,6 +247,26 @@ class PixyProducerTest {
 
         assertEquals(ErrorKind.INTERNAL, e.kind());
         assertEquals("buffer full", e.getMessage());
+    }
+
+    /** Four partitions for every topic; {@code known} and {@code fresh} say which topics are (see TopicPartitions). */
+    private static TopicPartitions fourPartitions(Predicate<String> known, Predicate<String> fresh) {
+        return new TopicPartitions() {
+            @Override
+            public List<org.apache.kafka.common.PartitionInfo> of(String topic) {
+                return PartitionChooserTest.partitions(4);
+            }
+
+            @Override
+            public boolean known(String topic) {
+                return known.test(topic);
+            }
+
+            @Override
+            public boolean fresh(String topic) {
+                return fresh.test(topic);
+            }
+        };
     }
 
     private static byte[] bytes(String s) {

@@ -4,6 +4,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.grpc.stub.StreamObserver;
@@ -57,9 +58,12 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
+    private final Executor mayWait;
 
-    GrpcApi(ProxySet proxies) {
+    /** @param mayWait the server's threads for calls that may block, where a call leaves the event loop */
+    GrpcApi(ProxySet proxies, Executor mayWait) {
         this.proxies = proxies;
+        this.mayWait = mayWait;
     }
 
     /**
@@ -82,7 +86,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             return;
         }
         if (!proxy.producer().sendsAtOnce(rq.getTopic())) {
-            Thread.ofVirtual().name("produce").start(() -> unary(out, () -> produceWaiting(proxy, rq, message)));
+            mayWait.execute(() -> unary(out, () -> produceWaiting(proxy, rq, message)));
             return;
         }
         if (rq.getAsyncMode()) {
@@ -140,7 +144,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
         // guard), which must not hold up the loop.
         if (proxy.consumers().joinMayBlock(rq.getGroup(), rq.getTopic())) {
-            Thread.ofVirtual().name("consume-join").start(() -> consume(proxy, rq, ack, out, call));
+            mayWait.execute(() -> consume(proxy, rq, ack, out, call));
         } else {
             consume(proxy, rq, ack, out, call);
         }

@@ -83,8 +83,10 @@ public final class GrpcServer implements AutoCloseable {
                 .with(Codec.Identity.NONE, false).with(gzip, true);
         UnsupportedEncodings encodings = new UnsupportedEncodings(decompressors.getKnownMessageEncodings(),
                 gzip.getMessageEncoding());
+        // every call that may block runs here, also one that leaves the event loop, so close() stops them all
+        ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
         List<ServerServiceDefinition> services = List.of(
-                service(StrictRequestParsing.of(new GrpcApi(proxies).bindService()), tokens),
+                service(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()), tokens),
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
                         .bindService()), new StreamPeers()), tokens),
                 service(StrictRequestParsing.of(health.bindService()), tokens),
@@ -92,7 +94,6 @@ public final class GrpcServer implements AutoCloseable {
                 service(legacyReflection(), tokens));
         Set<String> methods = services.stream().flatMap(d -> d.getMethods().stream())
                 .map(m -> m.getMethodDescriptor().getFullMethodName()).collect(Collectors.toSet());
-        ExecutorService calls = Executors.newVirtualThreadPerTaskExecutor();
         NettyServerBuilder builder = NettyServerBuilder
                 .forAddress(new InetSocketAddress(host, port), credentials(tls))
                 // grpc-java looks the method up on this executor before it moves the call to the one CallThreads
