@@ -1,5 +1,6 @@
 package io.kafkapixy.consumer;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 
@@ -8,8 +9,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * A record one share consumer acquired from the broker: waiting for a client, or handed to one, until it is settled
- * (accepted, released or rejected). The broker holds it for this consumer until {@code lockDeadline}; after that it
- * may be another's, so it is settled as released here and a client's late ack is refused.
+ * (accepted, released or rejected). The broker holds it for this consumer until {@code lockDeadline}, which a renewal
+ * moves; a client has it until {@code ack_timeout} after it was handed out ({@link #dueAt}), after which it is
+ * released here, however long the broker's lock would still hold it.
  *
  * <p>Mutable fields are guarded by the {@link ShareTopic}'s lock.
  */
@@ -18,13 +20,23 @@ final class Acquired {
     final ShareWorker holder;
     final ConsumerRecord<byte[], byte[]> record;
     final ConsumedMessage message;
-    final Instant lockDeadline;
+    /** When the broker's lock on it runs out, as last granted or renewed. */
+    Instant lockDeadline;
+    /** How long the broker's lock lasts from a grant or a renewal. */
+    Duration lockDuration;
     /** When this instance got it from the broker. */
     final Instant acquiredAt;
+    /** When it was last handed to a client; null while it waits for one. */
+    Instant handedAt;
     /** How the record is settled; null until it is. */
     AcknowledgeType settlement;
-    /** Settled because its lock ran out (released by the broker already). */
+    /** Settled because its client's ack_timeout or the broker's lock ran out: counted apart from a release. */
     boolean lockExpired;
+    /**
+     * The consumer no longer has it in flight (a renewal the broker refused): its settlement is not acknowledged to
+     * the consumer, which would refuse it.
+     */
+    boolean lost;
     /** The stream it was handed to, or null (a unary request's, or not handed out). */
     ShareStream stream;
     /** Someone waits for the broker's answer to its settlement (an ack call): it is sent at once. */
@@ -34,10 +46,12 @@ final class Acquired {
     /** Completes once the broker has taken the settlement, or with why it did not. */
     final CompletableFuture<Void> confirmed = new CompletableFuture<>();
 
-    Acquired(ShareWorker holder, ConsumerRecord<byte[], byte[]> record, Instant lockDeadline, Instant acquiredAt) {
+    Acquired(ShareWorker holder, ConsumerRecord<byte[], byte[]> record, Duration lockDuration, Instant lockedAt,
+             Instant acquiredAt) {
         this.holder = holder;
         this.record = record;
-        this.lockDeadline = lockDeadline;
+        this.lockDuration = lockDuration;
+        this.lockDeadline = lockedAt.plus(lockDuration);
         this.acquiredAt = acquiredAt;
         this.message = new ConsumedMessage(record.topic(), record.partition(), record.offset(), record.key(),
                 record.value(), java.util.List.of(record.headers().toArray()),
@@ -49,11 +63,46 @@ final class Acquired {
         return new Key(record.partition(), record.offset());
     }
 
+    /** When a client that has it loses it ({@code ack_timeout} after it was handed out); null while not handed out. */
+    Instant dueAt(Duration ackTimeout) {
+        return handedAt == null ? null : handedAt.plus(ackTimeout);
+    }
+
+    /**
+     * When this instance lets the record go unless it is settled first: its client's due time or its nack's release
+     * time, whichever applies; null while it waits for a client (it is kept for one).
+     */
+    Instant releaseDue(Duration ackTimeout) {
+        if (releaseAt != null) {
+            return releaseAt;
+        }
+        return dueAt(ackTimeout);
+    }
+
+    /**
+     * Whether the broker's lock must be renewed by {@code now} to keep the record until this instance lets it go: the
+     * lock runs out within a quarter of its duration, before the record's release is due.
+     */
+    boolean renewDue(Instant now, Duration ackTimeout) {
+        Instant release = releaseDue(ackTimeout);
+        if (release != null && !release.isAfter(lockDeadline)) {
+            return false;
+        }
+        return !now.isBefore(renewAt());
+    }
+
+    /** When a renewal of the lock is due: a quarter of its duration before it runs out. */
+    Instant renewAt() {
+        return lockDeadline.minus(lockDuration.dividedBy(4));
+    }
+
     /** A copy for {@link InFlight} at {@code now}: {@code out} with a client, or {@code waiting} for one. */
-    InFlight.Message view(Instant now, String where, boolean showMessages) {
+    InFlight.Message view(Instant now, String where, boolean showMessages, Duration ackTimeout) {
+        Instant since = handedAt != null ? handedAt : acquiredAt;
+        Instant release = releaseDue(ackTimeout);
+        Instant due = release != null && release.isBefore(lockDeadline) ? release : lockDeadline;
         return new InFlight.Message(record.partition(), record.offset(), message.attempt(),
-                java.time.Duration.between(acquiredAt, now).toMillis(),
-                java.time.Duration.between(now, lockDeadline).toMillis(), where,
+                Duration.between(since, now).toMillis(), Duration.between(now, due).toMillis(), where,
                 showMessages ? record.key() : null, showMessages ? record.value() : null);
     }
 

@@ -31,6 +31,15 @@ final class ConsumerSettings {
      */
     static final int FETCH_MAX_BYTES = 480 * 1024;
 
+    /**
+     * The most records one share consumer acquires per poll. Each fetch costs the consumer and the broker about the
+     * same whatever it brings, so a batch spreads that cost over its records and one poll serves a burst of clients at
+     * once; a record acquired for no client waits here (its lock renewed) for the next one, and goes back to the
+     * broker, one delivery attempt spent, only when no client asked for it during {@code subscription_timeout}. Far
+     * under the broker's 2,000 record locks per partition, so that many consumers can hold batches of one partition.
+     */
+    static final int SHARE_BATCH = 32;
+
     private ConsumerSettings() {
     }
 
@@ -97,14 +106,14 @@ final class ConsumerSettings {
     }
 
     /**
-     * The settings of a share group's consumer: explicit acknowledgement, one record per poll (a record is held for one
-     * client at a time, and a consumer polls again only once its last poll's records are settled), the fetch limits
-     * of the classic consumer. The group's session timeout and heartbeats are the broker's group settings.
+     * The settings of a share group's consumer: explicit acknowledgement, at most {@link #SHARE_BATCH} records per
+     * poll, the fetch limits of the classic consumer. The group's session timeout and heartbeats are the broker's group
+     * settings.
      */
     static Map<String, Object> share(ConsumerConfig c, String group) {
         Map<String, Object> s = either(c, group);
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1);
+        s.put(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG, SHARE_BATCH);
         // batch_optimized (kafka-clients' default) may acquire a producer's whole batch for one consumer: records
         // locked where no client may be waiting
         s.put(org.apache.kafka.clients.consumer.ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");

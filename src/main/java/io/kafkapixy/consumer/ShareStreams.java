@@ -59,6 +59,7 @@ final class ShareStreams {
                 givenBack++;
                 if (s.neverSent(a)) {
                     a.stream = null;
+                    a.handedAt = null;
                     t.unhanded.addFirst(a);
                     t.meters.returned();
                 } else {

@@ -24,12 +24,14 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
  * One topic of one share group on this instance, under one lock: the parked requests and streams, the records its
  * share consumers acquired (waiting for a client, or out with one until settled), and the pool of those consumers.
  *
- * <p>A share consumer in explicit acknowledgement mode polls again only when every record of its last poll is
- * settled, so one consumer holding a message a client has not acked can hand out nothing else. Each consumer here
- * polls one record at a time, and the pool grows while clients wait (parked requests, stream credits) that no consumer
- * is polling for, up to {@code share_consumers}: a slow client holds one consumer, the others go on. The consumers'
- * side is {@link ShareTurns}, the streams' {@link ShareStreams}. When the last consumer has left and no client waits, the topic is gone and the next
- * request makes a new one.
+ * <p>A share consumer in explicit acknowledgement mode fetches again only when every record of its last poll is
+ * settled (a renewed lock brings the record back instead of new ones), so a consumer whose batch has a record out
+ * with a slow client fetches nothing until that record is settled. Each consumer here fetches a batch of up to
+ * {@link ConsumerSettings#SHARE_BATCH} records, handed to the clients that wait and kept for the next ones, and the
+ * pool grows while clients wait that no consumer is fetching for and no consumer is free to, up to
+ * {@code share_consumers}: a slow client holds back one consumer's next batch, the others go on. The consumers' side
+ * is {@link ShareTurns}, the streams' {@link ShareStreams}. When the last consumer has left and no client waits, the
+ * topic is gone and the next request makes a new one.
  *
  * <p>Request and stream threads call the methods here; nothing under the lock calls Kafka.
  */
@@ -134,6 +136,7 @@ final class ShareTopic implements Settler {
                 return false;
             }
             out.remove(a.key());
+            a.handedAt = null;
             unhanded.addFirst(a);
             meters.returned();
             dispatch();
@@ -264,12 +267,12 @@ final class ShareTopic implements Settler {
         changed.signalAll();
     }
 
-    /** Under the lock: tells the meters when the record out the longest with a client was acquired. */
+    /** Under the lock: tells the meters when the record out the longest with a client was handed out. */
     void reportOldest() {
         Instant oldest = null;
         for (Acquired a : out.values()) {
-            if (oldest == null || a.acquiredAt.isBefore(oldest)) {
-                oldest = a.acquiredAt;
+            if (oldest == null || a.handedAt.isBefore(oldest)) {
+                oldest = a.handedAt;
             }
         }
         meters.oldestOut(oldest);
@@ -300,7 +303,7 @@ final class ShareTopic implements Settler {
                 if (rows.take()) {
                     String where = isOut ? "out" : unhanded.contains(a) ? "waiting"
                             : a.settlement == null && a.releaseAt != null ? "nacked" : "settling";
-                    acquired.add(a.view(now, where, rows.showMessages()));
+                    acquired.add(a.view(now, where, rows.showMessages(), config.ackTimeout()));
                 }
             }
             acquired.sort(java.util.Comparator.comparingInt(InFlight.Message::partition)
@@ -313,6 +316,7 @@ final class ShareTopic implements Settler {
 
     Acquired handOut() {
         Acquired a = unhanded.pollFirst();
+        a.handedAt = clock.instant();
         out.put(a.key(), a);
         served.add(a.record.partition());
         if (a.message.attempt() > 1) {
@@ -323,6 +327,15 @@ final class ShareTopic implements Settler {
 
     /** Under the lock: clients wait that neither a record in hand nor a poll under way will serve. */
     boolean wantsPoll() {
+        return demand() > unhanded.size() + (long) polling * ConsumerSettings.SHARE_BATCH;
+    }
+
+    /** Under the lock: whether any client waits for a record (a parked request, a stream with credits). */
+    boolean hasDemand() {
+        return demand() > 0;
+    }
+
+    private long demand() {
         long demand = 0;
         for (WaitingRequest r : waiting) {
             if (r.receiver.canReceive()) {
@@ -332,7 +345,7 @@ final class ShareTopic implements Settler {
         for (ShareStream s : streams) {
             demand += s.demand();
         }
-        return demand > unhanded.size() + polling;
+        return demand;
     }
 
     /** Under the lock: a new consumer when records are wanted and every consumer is busy. */

@@ -3,18 +3,37 @@ package io.kafkapixy.consumer;
 import java.util.List;
 
 /**
- * What a share consumer's thread does next, as its {@link ShareTopic} decides: acknowledge settled records (sent at
- * once when someone waits for the broker's answer, else with the next poll), send what was acknowledged, poll for a
- * record, or close. One at a time: in explicit acknowledgement mode a share consumer polls again only once every
- * record of its last poll is settled.
+ * What a share consumer's thread does next, as its {@link ShareTopic} decides. One at a time: in explicit
+ * acknowledgement mode a share consumer fetches again only once every record of its last poll is settled, and a record
+ * whose lock it renewed comes back in flight only with its next poll.
  */
-record ShareTurn(List<Acquired> settle, boolean sendNow, boolean poll, boolean flush, boolean exit) {
+sealed interface ShareTurn {
 
-    static final ShareTurn POLL = new ShareTurn(List.of(), false, true, false, false);
-    static final ShareTurn FLUSH = new ShareTurn(List.of(), false, false, true, false);
-    static final ShareTurn EXIT = new ShareTurn(List.of(), false, false, false, true);
+    /** Acknowledge settled records: sent at once when someone waits for the broker's answer, else with a later send. */
+    record Settle(List<Acquired> records, boolean sendNow) implements ShareTurn {
 
-    static ShareTurn settle(List<Acquired> records) {
-        return new ShareTurn(List.copyOf(records), records.stream().anyMatch(a -> a.awaited), false, false, false);
+        static Settle of(List<Acquired> records) {
+            return new Settle(List.copyOf(records), records.stream().anyMatch(a -> a.awaited));
+        }
     }
+
+    /** Send what was acknowledged and not sent yet. */
+    record Flush() implements ShareTurn {
+    }
+
+    /** Fetch new records: every record of the last poll is settled. */
+    record Poll() implements ShareTurn {
+    }
+
+    /** Renew the broker's locks on these records (every unsettled record of the last poll), then take them back. */
+    record Renew(List<Acquired> records) implements ShareTurn {
+    }
+
+    /** Close the consumer. */
+    record Exit() implements ShareTurn {
+    }
+
+    ShareTurn FLUSH = new Flush();
+    ShareTurn POLL = new Poll();
+    ShareTurn EXIT = new Exit();
 }

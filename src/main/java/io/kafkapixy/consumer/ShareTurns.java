@@ -3,7 +3,9 @@ package io.kafkapixy.consumer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.kafkapixy.errors.PixyException;
@@ -13,13 +15,24 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 
 /**
  * The share consumers' side of a {@link ShareTopic}, under its lock: what each consumer does next, what its polls
- * brought, what the broker answered its settlements, and when it leaves. Records whose lock ran out, whose nack delay
- * passed, or that are still out at a shutdown's deadline are released here.
+ * brought, what the broker answered its settlements and renewals, and when it leaves.
+ *
+ * <p>A consumer fetches a batch of records and fetches again once every record of the batch is settled. Meanwhile
+ * the records wait for clients here and go out to them; the broker's lock on each is renewed before it runs out while
+ * the record is kept (waiting, or out with a client whose {@code ack_timeout} has not run out). A record out with a
+ * client is released when its {@code ack_timeout} has passed since it was handed out, a nacked one when its delay has
+ * passed, records no client asked for during {@code subscription_timeout} are released, and at a shutdown's deadline
+ * everything still held.
  */
 final class ShareTurns {
 
     /** How long a consumer waits at most before it looks at its locks and its idleness again. */
     static final Duration IDLE_CHECK = Duration.ofMillis(500);
+    /**
+     * How long acknowledgements nobody waits for (auto-acks, acks riding on a request or a stream) may wait for the
+     * batch's last record to be settled, so that the next fetch carries them, before they are sent alone.
+     */
+    static final Duration FLUSH_DELAY = Duration.ofMillis(100);
 
     private final ShareTopic t;
 
@@ -37,9 +50,11 @@ final class ShareTurns {
                 List<Acquired> settled = new ArrayList<>();
                 w.held.removeIf(a -> a.settlement != null && settled.add(a));
                 if (!settled.isEmpty()) {
-                    ShareTurn turn = ShareTurn.settle(settled);
-                    w.unsent |= !turn.sendNow();
-                    return turn;
+                    ShareTurn.Settle turn = settle(w, settled, now);
+                    if (turn != null) {
+                        return turn;
+                    }
+                    continue;
                 }
                 if (w.held.isEmpty()) {
                     if (t.shutdownDeadline != null || w.failed) {
@@ -49,28 +64,79 @@ final class ShareTurns {
                         t.polling++;
                         w.polling = true;
                         w.idleSince = null;
-                        w.unsent = false;
-                        // clients may still wait that this poll will not serve: the next consumer starts now
-                        t.grow();
+                        w.unsentSince = null;
                         return ShareTurn.POLL;
                     }
-                    if (w.idleSince == null) {
-                        w.idleSince = now;
+                    if (w.unsentSince != null) {
+                        // no fetch comes next to carry what was acknowledged: it goes now
+                        w.unsentSince = null;
+                        return ShareTurn.FLUSH;
                     }
-                    if (!now.isBefore(w.idleSince.plus(t.config.subscriptionTimeout()))) {
+                    if (idleFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
                         return leave(w);
                     }
-                }
-                if (w.unsent) {
-                    // no poll comes next to carry what was acknowledged: it goes now, not after the lock ran out
-                    w.unsent = false;
-                    return ShareTurn.FLUSH;
+                } else {
+                    if (w.unsentSince != null && !now.isBefore(w.unsentSince.plus(FLUSH_DELAY))) {
+                        w.unsentSince = null;
+                        return ShareTurn.FLUSH;
+                    }
+                    if (w.held.stream().anyMatch(a -> a.renewDue(now, t.config.ackTimeout()))) {
+                        return new ShareTurn.Renew(List.copyOf(w.held));
+                    }
+                    if (idleFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
+                        // nobody asked for these during subscription_timeout: they go back to the broker
+                        w.held.forEach(a -> release(a, false));
+                        continue;
+                    }
                 }
                 t.changed.awaitNanos(Math.max(1, waitFor(w, now).toNanos()));
             }
         } finally {
             t.lock.unlock();
         }
+    }
+
+    /**
+     * The settle turn for {@code settled}: those the consumer no longer has in flight are answered here and left out;
+     * null when none is left.
+     */
+    private ShareTurn.Settle settle(ShareWorker w, List<Acquired> settled, Instant now) {
+        List<Acquired> toSend = new ArrayList<>(settled.size());
+        for (Acquired a : settled) {
+            if (a.lost) {
+                a.confirmed.completeExceptionally(
+                        new org.apache.kafka.common.errors.InvalidRecordStateException("the broker's lock ran out"));
+            } else {
+                toSend.add(a);
+            }
+        }
+        if (toSend.isEmpty()) {
+            return null;
+        }
+        ShareTurn.Settle turn = ShareTurn.Settle.of(toSend);
+        if (!turn.sendNow() && w.unsentSince == null) {
+            w.unsentSince = now;
+        }
+        return turn;
+    }
+
+    /**
+     * How long {@code w} has held nothing a client has or asked for: records out with clients or nacked, or clients
+     * waiting for records, make it busy. Under the lock.
+     */
+    private Duration idleFor(ShareWorker w, Instant now) {
+        boolean busy = t.hasDemand();
+        for (Acquired a : w.held) {
+            busy |= a.handedAt != null || a.releaseAt != null;
+        }
+        if (busy || w.polling) {
+            w.idleSince = null;
+            return Duration.ZERO;
+        }
+        if (w.idleSince == null) {
+            w.idleSince = now;
+        }
+        return Duration.between(w.idleSince, now);
     }
 
     private ShareTurn leave(ShareWorker w) {
@@ -95,53 +161,86 @@ final class ShareTurns {
 
     /** How long {@code w} may sleep before something of its own comes due. */
     private Duration waitFor(ShareWorker w, Instant now) {
-        Duration wait = IDLE_CHECK;
+        Instant next = now.plus(IDLE_CHECK);
+        if (w.unsentSince != null) {
+            next = earlier(next, w.unsentSince.plus(FLUSH_DELAY));
+        }
         for (Acquired a : w.held) {
-            Instant due = a.releaseAt != null && a.releaseAt.isBefore(a.lockDeadline) ? a.releaseAt : a.lockDeadline;
-            Duration d = Duration.between(now, due);
-            if (d.compareTo(wait) < 0) {
-                wait = d;
+            next = earlier(next, a.lockDeadline);
+            next = earlier(next, a.renewAt());
+            Instant release = a.releaseDue(t.config.ackTimeout());
+            if (release != null) {
+                next = earlier(next, release);
             }
         }
-        return wait;
+        return Duration.between(now, next);
     }
 
-    /** Records of {@code w} whose lock ran out or nack delay passed, and at a shutdown's deadline all it holds. */
+    private static Instant earlier(Instant a, Instant b) {
+        return b.isBefore(a) ? b : a;
+    }
+
+    /**
+     * Releases the records of {@code w} whose client's {@code ack_timeout} passed, whose nack delay passed or whose
+     * lock ran out, and at a shutdown's deadline all it holds.
+     */
     private void releaseOverdue(ShareWorker w, Instant now) {
         boolean stop = t.shutdownDeadline != null && !now.isBefore(t.shutdownDeadline);
         for (Acquired a : w.held) {
             if (a.settlement != null) {
                 continue;
             }
-            boolean expired = !now.isBefore(a.lockDeadline);
-            boolean nackDue = a.releaseAt != null && !now.isBefore(a.releaseAt);
-            if (expired || nackDue || stop) {
-                a.settlement = AcknowledgeType.RELEASE;
-                a.lockExpired = expired;
-                t.out.remove(a.key(), a);
-                t.unhanded.remove(a);
-                if (a.stream != null) {
-                    a.stream.released(a);
-                }
-                if (expired) {
-                    t.meters.lockExpired();
-                }
+            Instant release = a.releaseDue(t.config.ackTimeout());
+            boolean lockGone = !now.isBefore(a.lockDeadline);
+            boolean due = release != null && !now.isBefore(release);
+            if (lockGone || due || stop) {
+                release(a, lockGone || (due && a.releaseAt == null));
             }
         }
         t.reportOldest();
     }
 
-    /** A poll of {@code w} returned: its records go to the waiting clients, oldest first. */
+    /** Under the lock: {@code a} goes back to the broker; {@code expired}: its client's time or its lock ran out. */
+    private void release(Acquired a, boolean expired) {
+        if (a.settlement != null) {
+            return;
+        }
+        a.settlement = AcknowledgeType.RELEASE;
+        a.lockExpired = expired;
+        t.out.remove(a.key(), a);
+        t.unhanded.remove(a);
+        if (a.stream != null) {
+            a.stream.released(a);
+        }
+        if (expired) {
+            t.meters.lockExpired();
+        }
+    }
+
+    /**
+     * A poll of {@code w} returned: records it holds already (their renewal brought them back) have their lock
+     * renewed from {@code polledAt}; new ones go to the waiting clients, oldest first.
+     */
     void acquired(ShareWorker w, ConsumerRecords<byte[], byte[]> records, Optional<Integer> lockMs,
                   Instant polledAt) {
         t.lock.lock();
         try {
-            t.polling--;
-            w.polling = false;
-            Instant deadline = polledAt.plus(lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout()));
+            if (w.polling) {
+                t.polling--;
+                w.polling = false;
+            }
+            Duration lock = lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout());
             Instant now = t.clock.instant();
+            Map<Acquired.Key, Acquired> held = new HashMap<>();
+            w.held.forEach(a -> held.put(a.key(), a));
             for (ConsumerRecord<byte[], byte[]> r : records) {
-                Acquired a = new Acquired(w, r, deadline, now);
+                Acquired known = held.get(new Acquired.Key(r.partition(), r.offset()));
+                if (known != null) {
+                    known.lockDuration = lock;
+                    known.lockDeadline = polledAt.plus(lock);
+                    continue;
+                }
+                Acquired a = new Acquired(w, r, lock, polledAt, now);
                 w.held.add(a);
                 if (t.shutdownDeadline != null) {
                     a.settlement = AcknowledgeType.RELEASE;
@@ -153,6 +252,32 @@ final class ShareTurns {
         } finally {
             t.lock.unlock();
         }
+    }
+
+    /**
+     * A renewal of {@code renewed} was sent at {@code sentAt} and the consumer polled them back: those the poll did
+     * not bring back are no longer this instance's (the broker refused their renewal), and each one brought back is
+     * locked anew from {@code sentAt}.
+     */
+    void renewed(ShareWorker w, List<Acquired> renewed, ConsumerRecords<byte[], byte[]> back, Optional<Integer> lockMs,
+                 Instant sentAt) {
+        java.util.Set<Acquired.Key> returned = new java.util.HashSet<>();
+        back.forEach(r -> returned.add(new Acquired.Key(r.partition(), r.offset())));
+        t.lock.lock();
+        try {
+            for (Acquired a : renewed) {
+                if (!returned.contains(a.key()) && w.held.contains(a)) {
+                    a.lost = true;
+                    if (a.settlement == null) {
+                        release(a, true);
+                    }
+                }
+            }
+            t.changed.signalAll();
+        } finally {
+            t.lock.unlock();
+        }
+        acquired(w, back, lockMs, sentAt);
     }
 
     /** The broker answered the settlement of {@code a}: {@code error} null when it took it. Once per record. */

@@ -23,8 +23,8 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
- * The owning thread of one share consumer of a {@link ShareTopic}: it polls one record at a time when the topic asks,
- * sends the settlements of what it holds, and leaves when the topic lets it go. Its {@code ShareConsumer} is used on
+ * The owning thread of one share consumer of a {@link ShareTopic}: it polls a batch of records when the topic asks,
+ * sends the settlements of what it holds, renews the locks of what it keeps, and leaves when the topic lets it go. Its {@code ShareConsumer} is used on
  * this thread only ({@link #wakeup()} excepted, which kafka-clients allows from any thread).
  */
 final class ShareWorker {
@@ -34,6 +34,8 @@ final class ShareWorker {
     static final Duration POLL_WAIT = Duration.ofMillis(500);
     /** How long sending settlements (and closing) may take. */
     static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
+    /** Polls that may pass before renewed records are back; none left means the broker refused their renewal. */
+    private static final int RENEW_POLLS = 3;
 
     private final ShareTopic topic;
     private final Supplier<ShareConsumer<byte[], byte[]>> factory;
@@ -48,8 +50,11 @@ final class ShareWorker {
     private final Map<Acquired.Key, Acquired> sent = new HashMap<>();
     // guarded by the topic's lock
     final List<Acquired> held = new ArrayList<>();
-    /** Settlements acknowledged to the consumer and not sent yet: the next poll carries them, else a commit. */
-    boolean unsent;
+    /**
+     * Since when settlements acknowledged to the consumer wait to be sent (the next poll carries them, else a commit);
+     * null when none waits.
+     */
+    Instant unsentSince;
     boolean polling;
     boolean failed;
     Instant idleSince;
@@ -106,14 +111,15 @@ final class ShareWorker {
         try {
             while (true) {
                 ShareTurn turn = topic.turns.nextTurn(this);
-                if (!turn.settle().isEmpty()) {
-                    settle(c, turn.settle(), turn.sendNow());
-                } else if (turn.flush()) {
-                    send(c, List.copyOf(sent.values()));
-                } else if (turn.exit()) {
+                if (turn instanceof ShareTurn.Exit) {
                     break;
-                } else if (turn.poll()) {
-                    poll(c);
+                }
+                switch (turn) {
+                    case ShareTurn.Settle s -> settle(c, s.records(), s.sendNow());
+                    case ShareTurn.Flush f -> send(c, List.copyOf(sent.values()));
+                    case ShareTurn.Poll p -> poll(c);
+                    case ShareTurn.Renew r -> renew(c, r.records());
+                    case ShareTurn.Exit e -> throw new IllegalStateException("handled above");
                 }
             }
         } catch (InterruptedException e) {
@@ -204,6 +210,31 @@ final class ShareWorker {
         topic.turns.acquired(this, records, c.acquisitionLockTimeoutMs(), polledAt);
     }
 
+    /**
+     * Renews the broker's locks on {@code records} (every unsettled record of the last poll) and polls them back: a
+     * renewed record is in flight again only once a poll returned it, and no new record is fetched while renewals are
+     * pending, so the poll returns at once with them.
+     */
+    private void renew(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
+        java.time.Instant sentAt = topic.clock.instant();
+        ConsumerRecords<byte[], byte[]> back = ConsumerRecords.empty();
+        try {
+            for (Acquired a : records) {
+                c.acknowledge(a.record, org.apache.kafka.clients.consumer.AcknowledgeType.RENEW);
+            }
+            c.commitSync(COMMIT_TIMEOUT);
+            for (int i = 0; i < RENEW_POLLS && back.isEmpty(); i++) {
+                back = c.poll(POLL_WAIT);
+            }
+        } catch (WakeupException e) {
+            // a shutdown: what was not brought back is released by the broker when its lock runs out
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Group {0}: renewing {1} record locks failed: {2}", topic.group,
+                    records.size(), e.getMessage());
+        }
+        topic.turns.renewed(this, records, back, c.acquisitionLockTimeoutMs(), sentAt);
+    }
+
     private void fail(RuntimeException e, boolean fatal) {
         PixyException answer = answer(topic, e);
         if (fatal) {
@@ -218,7 +249,7 @@ final class ShareWorker {
     /** A consumer that could not even start: it leaves the pool at once. */
     private void leaveAfterFailure() {
         try {
-            while (!topic.turns.nextTurn(this).exit()) {
+            while (!(topic.turns.nextTurn(this) instanceof ShareTurn.Exit)) {
                 // a worker that failed is let go on its first turn
             }
         } catch (InterruptedException e) {

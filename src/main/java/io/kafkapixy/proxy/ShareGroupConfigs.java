@@ -31,9 +31,11 @@ import org.apache.kafka.common.TopicPartition;
 import java.util.HashMap;
 
 /**
- * The proxy's consumer settings as share groups' own: {@code ack_timeout} is a group's record lock duration, and
- * {@code max_retries} its delivery count limit (deliveries, so retries + 1; no limit, -1, is the brokers' largest).
- * At start-up the brokers' bounds for both are read and a value outside them stops the start, naming both; a broker
+ * The proxy's consumer settings as share groups' own: {@code ack_timeout} is a group's record lock duration, brought
+ * within the brokers' bounds (the proxy releases a record once its client's {@code ack_timeout} has passed and renews
+ * the lock while it keeps a record longer than the lock lasts, so any {@code ack_timeout} works), and
+ * {@code max_retries} its delivery count limit (deliveries, so retries + 1; no limit, -1, is the brokers' largest). At
+ * start-up the brokers' bounds are read and a {@code max_retries} outside them stops the start, naming both; a broker
  * that has no such bounds (older than Kafka 4.1) is not checked, and its share groups fail at their first use.
  */
 final class ShareGroupConfigs implements ShareGroupSetup {
@@ -64,14 +66,12 @@ final class ShareGroupConfigs implements ShareGroupSetup {
      */
     static ShareGroupConfigs check(String cluster, Admin admin, ConsumerConfig c, Duration timeout) {
         Map<String, String> broker = brokerConfig(cluster, admin, timeout);
-        long lockMs = c.ackTimeout().toMillis();
-        Optional<Long> minLock = number(broker, MIN_LOCK);
-        Optional<Long> maxLock = number(broker, MAX_LOCK);
-        if (minLock.isPresent() && maxLock.isPresent() && (lockMs < minLock.get() || lockMs > maxLock.get())) {
-            throw new IllegalStateException("proxies." + cluster + ".consumer.ack_timeout "
-                    + Durations.format(c.ackTimeout()) + " is outside the share group record lock durations the "
-                    + "brokers allow, " + Durations.format(Duration.ofMillis(minLock.get())) + " to "
-                    + Durations.format(Duration.ofMillis(maxLock.get())) + " (" + MIN_LOCK + ", " + MAX_LOCK + ")");
+        long lockMs = lockDuration(c.ackTimeout(), number(broker, MIN_LOCK), number(broker, MAX_LOCK)).toMillis();
+        if (lockMs != c.ackTimeout().toMillis()) {
+            LOG.log(System.Logger.Level.INFO, "Cluster {0}: share groups lock records for {1} ({2}, {3}); "
+                    + "consumer.ack_timeout {4} is kept by the proxy", cluster,
+                    Durations.format(Duration.ofMillis(lockMs)), MIN_LOCK, MAX_LOCK,
+                    Durations.format(c.ackTimeout()));
         }
         Optional<Long> minDeliveries = number(broker, MIN_DELIVERIES);
         Optional<Long> maxDeliveries = number(broker, MAX_DELIVERIES);
@@ -89,6 +89,22 @@ final class ShareGroupConfigs implements ShareGroupSetup {
             ops.add(set(DELIVERY_LIMIT, String.valueOf(deliveries)));
         }
         return new ShareGroupConfigs(admin, timeout, List.copyOf(ops));
+    }
+
+    /**
+     * The record lock a share group gets: {@code ackTimeout} within the brokers' bounds. A shorter lock than the
+     * ack_timeout is renewed while a record is kept; a longer one is cut short by a release at the ack_timeout, but a
+     * crashed instance's records wait for it to run out.
+     */
+    static Duration lockDuration(Duration ackTimeout, Optional<Long> minMs, Optional<Long> maxMs) {
+        long ms = ackTimeout.toMillis();
+        if (minMs.isPresent()) {
+            ms = Math.max(ms, minMs.get());
+        }
+        if (maxMs.isPresent()) {
+            ms = Math.min(ms, maxMs.get());
+        }
+        return Duration.ofMillis(ms);
     }
 
     @Override

@@ -409,13 +409,69 @@ class ShareGroupTest {
     }
 
     @Test
-    void anAckTimeoutOutsideTheBrokersLockBoundsStopsTheStartNamingBoth() {
-        var config = RunningPixy.config(kafka.bootstrap(), "share-e",
-                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofHours(2)));
-        RuntimeException e = assertThrows(RuntimeException.class, () -> Application.start(config).close());
-        String text = String.valueOf(e.getMessage()) + (e.getCause() == null ? "" : e.getCause().getMessage());
-        assertTrue(text.contains("consumer.ack_timeout 2h0m0s is outside the share group record lock durations the "
-                                 + "brokers allow, 1s to 1h0m0s"), text);
+    void anAckTimeoutLongerThanTheBrokersLongestLockStartsAndTheGroupGetsTheLongestLock() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "m0");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-e",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofHours(2))
+                        .longPollingTimeout(Duration.ofSeconds(2))))) {
+            assertEquals("m0", value(take(pixy, "")));
+            assertEquals(3_600_000, Long.parseLong(groupConfig(group, "share.record.lock.duration.ms")),
+                    "the brokers allow at most an hour; the proxy renews the lock for the rest");
+        }
+    }
+
+    /**
+     * A batch brings two records for one client: the second waits here, and is handed out when its lock has less
+     * than its client's ack_timeout left. Its client still has the whole ack_timeout (the lock is renewed), and the
+     * first, never acked, goes to the next client no sooner than ack_timeout after it was handed out.
+     */
+    @Test
+    void aClientHasItsWholeAckTimeoutFromHandOutEvenWhenTheRecordWaitedHereFirst() throws Exception {
+        kafka.createTopic(topic, 1);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "m0");
+        kafka.produce(topic, 0, null, "m1");
+        Duration ackTimeout = Duration.ofSeconds(3);
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-r",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(ackTimeout)
+                        .longPollingTimeout(Duration.ofSeconds(5))))) {
+            JsonObject first = take(pixy, "&noAck");
+            long firstOut = System.nanoTime();
+            assertEquals("m0", value(first));
+            // m1 came with the same fetch and waits here until its lock has run two thirds of its course
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> waitingFor(pixy, 1) >= 2_000);
+            JsonObject second = take(pixy, "&noAck");
+            long secondOut = System.nanoTime();
+            assertEquals("m1", value(second));
+            // held past the lock it was acquired with (3 s from its fetch), within its own ack_timeout
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> System.nanoTime() - secondOut >= TimeUnit.MILLISECONDS.toNanos(2_000));
+            HttpResponse<String> ack = pixy.post("/topics/" + topic + "/acks?group=" + group
+                    + "&partition=0&offset=1", "text/plain", "");
+            assertEquals(200, ack.statusCode(), "renewed for its client: " + ack.body());
+
+            JsonObject again = take(pixy, "");
+            assertEquals("m0", value(again), "the unacked one is offered again");
+            assertTrue(System.nanoTime() - firstOut >= ackTimeout.toNanos(),
+                    "no sooner than ack_timeout after it was handed out");
+            TestKafka.Waits.until(Duration.ofSeconds(30), "both accepted at the broker", () -> settled(group, 2));
+        }
+    }
+
+    /** How long the record at {@code offset} has been acquired here, waiting for a client; -1 when it is not. */
+    private long waitingFor(RunningPixy pixy, long offset) {
+        JsonObject groupView = object(pixy.get("/inflight/default/" + group).body()).getJsonArray("clusters")
+                .getJsonObject(0).getJsonArray("groups").getJsonObject(0);
+        for (JsonObject m : groupView.getJsonArray("topics").getJsonObject(0).getJsonArray("acquired")
+                .getValuesAs(JsonObject.class)) {
+            if (m.getJsonNumber("offset").longValue() == offset && m.getString("where").equals("waiting")) {
+                return m.getJsonNumber("age_ms").longValue();
+            }
+        }
+        return -1;
     }
 
     @Test
