@@ -21,7 +21,17 @@ final class ConsumeRuns {
      */
     static ClosedLoop.Result grpc(BenchContext ctx, FilledTopic topic, String group, int concurrency)
             throws Exception {
-        ClosedLoop loop = ctx.loop(concurrency);
+        return grpc(ctx, topic, group, ctx.loop(concurrency));
+    }
+
+    /** As {@link #grpc(BenchContext, FilledTopic, String, int)}, for {@code duration} from the start (a warm-up). */
+    static ClosedLoop.Result grpc(BenchContext ctx, FilledTopic topic, String group, int concurrency,
+                                  java.time.Duration duration) throws Exception {
+        return grpc(ctx, topic, group, new ClosedLoop(concurrency, java.time.Duration.ZERO, duration, ctx.cpu));
+    }
+
+    private static ClosedLoop.Result grpc(BenchContext ctx, FilledTopic topic, String group, ClosedLoop loop)
+            throws Exception {
         AtomicLong delivered = new AtomicLong();
         return loop.run(i -> new ClosedLoop.Worker() {
             private ConsRs last;
@@ -52,7 +62,17 @@ final class ConsumeRuns {
     /** GET /topics/{t}/messages?group=g, which acks on delivery (auto-ack). */
     static ClosedLoop.Result rest(BenchContext ctx, FilledTopic topic, String group, int concurrency)
             throws Exception {
-        ClosedLoop loop = ctx.loop(concurrency);
+        return rest(ctx, topic, group, ctx.loop(concurrency));
+    }
+
+    /** As {@link #rest(BenchContext, FilledTopic, String, int)}, for {@code duration} from the start (a warm-up). */
+    static ClosedLoop.Result rest(BenchContext ctx, FilledTopic topic, String group, int concurrency,
+                                  java.time.Duration duration) throws Exception {
+        return rest(ctx, topic, group, new ClosedLoop(concurrency, java.time.Duration.ZERO, duration, ctx.cpu));
+    }
+
+    private static ClosedLoop.Result rest(BenchContext ctx, FilledTopic topic, String group, ClosedLoop loop)
+            throws Exception {
         AtomicLong delivered = new AtomicLong();
         return loop.run(i -> () -> {
             if (ctx.rest.consume(topic.name(), group).isEmpty()) {

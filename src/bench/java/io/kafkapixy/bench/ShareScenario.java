@@ -1,5 +1,6 @@
 package io.kafkapixy.bench;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,8 +16,15 @@ import jakarta.json.JsonObject;
 final class ShareScenario implements Scenario {
 
     /** The groups the bench's proxy is told are share groups; each run uses one once (a fresh broker per run). */
-    static final List<String> GROUPS = List.of("share-rest-c16", "share-grpc-c16", "share-stream-s1", "share-slow-c1",
-            "share-slow-c8");
+    static final List<String> GROUPS = List.of("share-warm-rest", "share-warm-grpc", "share-rest-c16",
+            "share-grpc-c16", "share-stream-s1", "share-slow-c1", "share-slow-c8", "share-burst-c8");
+    /**
+     * Share-group consumption before the measured rows, not counted: the JIT warm-up before the first scenario runs
+     * the classic paths only, and a share consumer's code compiling inside a measured window costs it up to half a core.
+     */
+    static final Duration WARM_UP = Duration.ofSeconds(15);
+    /** The burst row's window: new clients of a new group, measured from their first request. */
+    static final Duration BURST = Duration.ofSeconds(4);
     static final long SLOW_CLIENT_MS = 50;
     static final int SLOW_CLIENTS = 8;
     /** Messages of the one-partition topic: more than the slow clients take in a window. */
@@ -34,6 +42,7 @@ final class ShareScenario implements Scenario {
             return;
         }
         FilledTopic topic = ctx.filledTopic();
+        warmUp(ctx, topic);
         ctx.kafka.startShareGroupAtBeginning("share-rest-c16");
         ClosedLoop.Result rest = ConsumeRuns.rest(ctx, topic, "share-rest-c16", 16);
         row(ctx, "share.rest.c16", "share group: REST auto-ack c=16", rest, ConsumeScenario.key("rest", 16));
@@ -61,6 +70,15 @@ final class ShareScenario implements Scenario {
             eightRow.note(String.format("%.1fx one slow client", eight.rate() / one.rate()));
         }
         ctx.progress(eightRow);
+        ctx.kafka.startShareGroupAtBeginning("share-burst-c8");
+        ClosedLoop.Result burst = new ClosedLoop(SLOW_CLIENTS, Duration.ZERO, BURST, ctx.cpu)
+                .run(i -> slowClient(ctx, slowTopic, "share-burst-c8"));
+        Report.Row burstRow = ctx.report.add(name(), "share.burst.c8", "share group: " + SLOW_CLIENTS
+                + " slow clients of a new group, their first " + BURST.toSeconds() + " s, one partition").result(burst);
+        if (one.rate() > 0) {
+            burstRow.note(String.format("%.1fx one slow client", burst.rate() / one.rate()));
+        }
+        ctx.progress(burstRow);
         // the same clients in a classic group, which offers up to max_pending_messages of a partition at once
         String classic = ctx.newGroup("classic-slow");
         ctx.kafka.startGroupAtBeginningOfOnePartition(classic, slowTopic);
@@ -86,7 +104,11 @@ final class ShareScenario implements Scenario {
 
     private static ClosedLoop.Result slowLoop(BenchContext ctx, String topic, String group, int clients)
             throws Exception {
-        return ctx.loop(clients).run(i -> () -> {
+        return ctx.loop(clients).run(i -> slowClient(ctx, topic, group));
+    }
+
+    private static ClosedLoop.Worker slowClient(BenchContext ctx, String topic, String group) {
+        return () -> {
             Optional<JsonObject> m = ctx.rest.consumeNoAck(topic, group);
             if (m.isEmpty()) {
                 return ClosedLoop.Outcome.EMPTY;
@@ -94,6 +116,15 @@ final class ShareScenario implements Scenario {
             Thread.sleep(SLOW_CLIENT_MS);
             ctx.rest.ack(topic, group, m.get().getInt("partition"), m.get().getJsonNumber("offset").longValue());
             return ClosedLoop.Outcome.OK;
-        });
+        };
+    }
+
+    /** Both APIs' share paths run for {@link #WARM_UP} on groups of their own; nothing is recorded. */
+    private static void warmUp(BenchContext ctx, FilledTopic topic) throws Exception {
+        Duration half = WARM_UP.dividedBy(2);
+        ctx.kafka.startShareGroupAtBeginning("share-warm-rest");
+        ConsumeRuns.rest(ctx, topic, "share-warm-rest", 16, half);
+        ctx.kafka.startShareGroupAtBeginning("share-warm-grpc");
+        ConsumeRuns.grpc(ctx, topic, "share-warm-grpc", 16, half);
     }
 }

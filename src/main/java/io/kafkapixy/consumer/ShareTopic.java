@@ -170,7 +170,16 @@ final class ShareTopic implements Settler {
             a.settlement = how;
             a.awaited = awaited;
             reportOldest();
-            changed.signalAll();
+            // a quiet settlement waits for the batch's last one or FLUSH_DELAY: its consumer is woken for the first
+            // such settlement since its last send, not for each
+            ShareWorker w = a.holder;
+            boolean first = !awaited && w.unsentSince == null;
+            if (first) {
+                w.unsentSince = clock.instant();
+            }
+            if (awaited || first || w.batchSettled()) {
+                changed.signalAll();
+            }
             return a.confirmed;
         } finally {
             lock.unlock();
@@ -264,7 +273,9 @@ final class ShareTopic implements Settler {
         streamDesk.dispatch();
         grow();
         reportOldest();
-        changed.signalAll();
+        if (wantsPoll()) {
+            changed.signalAll();
+        }
     }
 
     /** Under the lock: tells the meters when the record out the longest with a client was handed out. */

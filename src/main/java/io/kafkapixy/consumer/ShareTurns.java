@@ -80,13 +80,13 @@ final class ShareTurns {
                         w.unsentSince = null;
                         return ShareTurn.FLUSH;
                     }
-                    if (w.held.stream().anyMatch(a -> a.renewDue(now, t.config.ackTimeout()))) {
-                        return new ShareTurn.Renew(List.copyOf(w.held));
-                    }
                     if (idleFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
                         // nobody asked for these during subscription_timeout: they go back to the broker
                         w.held.forEach(a -> release(a, false));
                         continue;
+                    }
+                    if (w.held.stream().anyMatch(a -> a.renewDue(now, t.config.ackTimeout()))) {
+                        return new ShareTurn.Renew(List.copyOf(w.held));
                     }
                 }
                 t.changed.awaitNanos(Math.max(1, waitFor(w, now).toNanos()));

@@ -76,6 +76,16 @@ final class ShareWorker {
                 });
     }
 
+    /** Under the topic's lock: whether every record of this consumer's last poll is settled (it may fetch again). */
+    boolean batchSettled() {
+        for (Acquired a : held) {
+            if (a.settlement == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void start() {
         thread.start();
     }

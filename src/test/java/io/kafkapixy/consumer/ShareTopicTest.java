@@ -59,6 +59,10 @@ class ShareTopicTest {
     private final List<FakeBroker> consumers = new CopyOnWriteArrayList<>();
     /** Settlements that went to the broker with a poll rather than alone. */
     private final List<String> sentWithPolls = new CopyOnWriteArrayList<>();
+    /** Polls that acquired new records. */
+    private final java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
+    /** The lock the broker grants (the group's record lock duration). */
+    private volatile Duration lock = ACK_TIMEOUT;
     private static final TopicIdPartition PARTITION = new TopicIdPartition(Uuid.ONE_UUID, 0, TOPIC);
     private final ShareTopic topic = topic(config());
 
@@ -286,6 +290,85 @@ class ShareTopicTest {
         assertEquals(0, stream.close(), "nothing left to give back");
     }
 
+    @Test
+    void onePollServesEveryClientWithOneRecordEach() throws Exception {
+        broker.add(record(0, 1));
+        broker.add(record(1, 1));
+        broker.add(record(2, 1));
+        List<WaitingRequest> clients = List.of(park(), park(), park());
+
+        Set<Long> offsets = new java.util.HashSet<>();
+        for (WaitingRequest r : clients) {
+            offsets.add(r.result.get(10, TimeUnit.SECONDS).offset());
+        }
+        assertEquals(Set.of(0L, 1L, 2L), offsets);
+        assertEquals(1, polls.get(), "one fetch for all three");
+        assertEquals(1, consumers.size());
+    }
+
+    @Test
+    void aRecordFetchedForNoClientWaitsForTheNextAndItsAckTimeoutCountsFromItsHandOut() throws Exception {
+        WaitingRequest first = park();
+        broker.add(record(0, 1));
+        broker.add(record(1, 1));
+        assertEquals(0, first.result.get(10, TimeUnit.SECONDS).offset());
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+
+        clock.advance(Duration.ofSeconds(10));
+        WaitingRequest second = park();
+        assertEquals(1, second.result.getNow(null).offset(), "kept here for it: no fetch");
+        assertEquals(1, polls.get());
+
+        // its lock (20 s from the fetch) runs out before its client's ack_timeout: renewed a quarter before
+        clock.advance(Duration.ofSeconds(5));
+        topic.serve();
+        Awaitility.await().atMost(WAIT).until(() -> settled.contains("1:RENEW"));
+        clock.advance(ACK_TIMEOUT.minusSeconds(5).minusMillis(1));
+        topic.serve();
+        Awaitility.await("not released before ack_timeout from its hand-out").during(Duration.ofMillis(300))
+                .atMost(WAIT).until(() -> !settled.contains("1:RELEASE"));
+        clock.advance(Duration.ofMillis(1));
+        topic.serve();
+        Awaitility.await().atMost(WAIT).until(() -> settled.contains("1:RELEASE"));
+        assertEquals(List.of("0:ACCEPT", "1:RENEW", "1:RELEASE"), settled);
+    }
+
+    @Test
+    void anAckTimeoutLongerThanTheLockIsKeptByRenewingTheLockBeforeItRunsOut() throws Exception {
+        lock = Duration.ofSeconds(4);
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+
+        for (int i = 1; i <= 4; i++) {
+            clock.advance(Duration.ofSeconds(3));
+            topic.serve();
+            int renewals = i;
+            Awaitility.await().atMost(WAIT)
+                    .until(() -> settled.stream().filter("0:RENEW"::equals).count() == renewals);
+        }
+        // 12 s after its hand-out, three times the lock: the client's ack is still taken
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+        assertEquals("0:ACCEPT", settled.get(settled.size() - 1));
+    }
+
+    @Test
+    void whatNoClientAskedForDuringTheSubscriptionTimeoutGoesBackToTheBroker() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        broker.add(record(1, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+
+        clock.advance(config().subscriptionTimeout().minusMillis(1));
+        topic.serve();
+        Awaitility.await("kept while a client may still come").during(Duration.ofMillis(300)).atMost(WAIT)
+                .until(() -> settled.equals(List.of("0:ACCEPT")));
+        clock.advance(Duration.ofMillis(1));
+        topic.serve();
+        Awaitility.await().atMost(WAIT).until(() -> settled.contains("1:RELEASE"));
+    }
+
     private WaitingRequest park() {
         return topic.park(clock.instant(), false, Receiver.ANY);
     }
@@ -301,11 +384,20 @@ class ShareTopicTest {
         return c;
     }
 
-    /** A share consumer of kafka-clients' mock kind, whose polls wait for the test's records as a broker's do. */
+    /**
+     * A share consumer of kafka-clients' mock kind, whose polls wait for the test's records as a broker's do: a poll
+     * acquires what the broker has, up to a batch, once every record of the last poll is acknowledged (explicit mode);
+     * a renewed record comes back with the next poll, and no new record comes with it.
+     */
     private final class FakeBroker extends MockShareConsumer<byte[], byte[]> {
 
         private final List<String> pending = new ArrayList<>();
         private final List<Long> pendingOffsets = new ArrayList<>();
+        /** Records the last poll returned, by offset, not acknowledged yet. */
+        private final Map<Long, ConsumerRecord<byte[], byte[]>> inFlight = new java.util.TreeMap<>();
+        /** Records whose renewal was acknowledged, and those the broker renewed: the next poll returns them. */
+        private final Map<Long, ConsumerRecord<byte[], byte[]>> renewing = new java.util.TreeMap<>();
+        private final List<ConsumerRecord<byte[], byte[]>> renewed = new ArrayList<>();
 
         @Override
         public synchronized void subscribe(Collection<String> topics) {
@@ -322,9 +414,17 @@ class ShareTopicTest {
         @Override
         public ConsumerRecords<byte[], byte[]> poll(Duration timeout) {
             synchronized (this) {
+                if (!inFlight.isEmpty()) {
+                    throw new IllegalStateException("All records must be acknowledged in explicit acknowledgement mode.");
+                }
                 if (!pending.isEmpty()) {
                     sentWithPolls.addAll(pending);
                     send();
+                }
+                if (!renewed.isEmpty()) {
+                    List<ConsumerRecord<byte[], byte[]>> back = List.copyOf(renewed);
+                    renewed.clear();
+                    return returned(back);
                 }
             }
             try {
@@ -332,15 +432,31 @@ class ShareTopicTest {
                 if (r == null) {
                     return ConsumerRecords.empty();
                 }
-                return new ConsumerRecords<>(Map.of(new TopicPartition(TOPIC, 0), List.of(r)), Map.of());
+                List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>(List.of(r));
+                broker.drainTo(batch, ConsumerSettings.SHARE_BATCH - 1);
+                polls.incrementAndGet();
+                synchronized (this) {
+                    return returned(batch);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return ConsumerRecords.empty();
             }
         }
 
+        private ConsumerRecords<byte[], byte[]> returned(List<ConsumerRecord<byte[], byte[]>> records) {
+            records.forEach(r -> inFlight.put(r.offset(), r));
+            return new ConsumerRecords<>(Map.of(new TopicPartition(TOPIC, 0), records), Map.of());
+        }
+
         @Override
         public synchronized void acknowledge(ConsumerRecord<byte[], byte[]> record, AcknowledgeType type) {
+            if (inFlight.remove(record.offset()) == null) {
+                throw new IllegalStateException("The record cannot be acknowledged.");
+            }
+            if (type == AcknowledgeType.RENEW) {
+                renewing.put(record.offset(), record);
+            }
             pending.add(record.offset() + ":" + type.name());
             pendingOffsets.add(record.offset());
         }
@@ -359,7 +475,9 @@ class ShareTopicTest {
             boolean refuse = pendingOffsets.stream().anyMatch(refused::contains);
             if (!refuse) {
                 settled.addAll(pending);
+                renewed.addAll(renewing.values());
             }
+            renewing.clear();
             KafkaException error = refuse ? new InvalidRecordStateException("lock gone") : null;
             Set<Long> offsets = Set.copyOf(pendingOffsets);
             pending.clear();
@@ -372,7 +490,7 @@ class ShareTopicTest {
 
         @Override
         public Optional<Integer> acquisitionLockTimeoutMs() {
-            return Optional.of((int) ACK_TIMEOUT.toMillis());
+            return Optional.of((int) lock.toMillis());
         }
     }
 }
