@@ -13,7 +13,8 @@ public interface ShareGroupSetup {
         }
 
         @Override
-        public void startTopic(String group, String topic) {
+        public int startTopic(String group, String topic) {
+            return 0;
         }
     };
 
@@ -25,6 +26,8 @@ public interface ShareGroupSetup {
      * starts at the newest records ({@code share.auto.offset.reset}, {@code latest} by default) starts at the newest
      * as of now, as a new classic group does at its first request, not at its first fetch, which comes later.
      * Failures are only logged: the group then starts at its first fetch.
+     *
+     * @return the topic's number of partitions, 0 when not known
      */
-    void startTopic(String group, String topic);
+    int startTopic(String group, String topic);
 }

@@ -57,6 +57,8 @@ final class ShareGroups {
     private final Set<ShareWorker> live = ConcurrentHashMap.newKeySet();
     private final Set<String> prepared = ConcurrentHashMap.newKeySet();
     private final Set<Key> started = ConcurrentHashMap.newKeySet();
+    /** Each started topic's number of partitions, where known. */
+    private final Map<Key, Integer> partitionCounts = new ConcurrentHashMap<>();
     /** Failures already logged, per group: a broker without share groups is said once, not per request. */
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     /** The last failure that stopped a consumer, per group and topic, while {@link #FAILURE_HOLD} lasts. */
@@ -166,8 +168,12 @@ final class ShareGroups {
     }
 
     private void startTopic(String group, String topic) {
-        if (started.add(new Key(group, topic))) {
-            setup.startTopic(group, topic);
+        Key key = new Key(group, topic);
+        if (started.add(key)) {
+            int partitions = setup.startTopic(group, topic);
+            if (partitions > 0) {
+                partitionCounts.put(key, partitions);
+            }
         }
     }
 
@@ -182,10 +188,12 @@ final class ShareGroups {
                     return w;
                 },
                 () -> {
+                    partitionCounts.remove(k);
                     topics.remove(k, made[0]);
                     started.remove(k);
                     slot.close();
                 });
+        made[0].partitions = partitionCounts.getOrDefault(k, 0);
         return made[0];
     }
 

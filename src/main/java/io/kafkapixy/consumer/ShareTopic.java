@@ -57,6 +57,8 @@ final class ShareTopic implements Settler {
     final List<ShareWorker> pool = new ArrayList<>();
     final List<ShareStream> streams = new ArrayList<>();
     int polling;
+    /** The topic's number of partitions, 0 while not known. */
+    volatile int partitions;
     boolean gone;
     /** A consumer's failure is being answered: no new consumer starts meanwhile. */
     boolean failing;
@@ -336,9 +338,28 @@ final class ShareTopic implements Settler {
         return a;
     }
 
-    /** Under the lock: clients wait that neither a record in hand nor a poll under way will serve. */
+    /**
+     * Under the lock: clients wait that neither a record in hand nor a poll under way will serve; or clients wait,
+     * a consumer is stuck behind a slow client's record, and the pool is smaller than it takes for every partition
+     * to have a consumer besides the stuck ones (the brokers give each partition to ceil(members / partitions)
+     * members, so the stuck consumers' other partitions are served only once there are that many more).
+     */
     boolean wantsPoll() {
-        return demand() > unhanded.size() + (long) polling * ConsumerSettings.SHARE_BATCH;
+        long demand = demand();
+        if (demand <= unhanded.size()) {
+            return false;
+        }
+        if (demand > unhanded.size() + (long) polling * ConsumerSettings.SHARE_BATCH) {
+            return true;
+        }
+        Instant now = clock.instant();
+        int stuck = 0;
+        for (ShareWorker w : pool) {
+            if (w.stuck(now)) {
+                stuck++;
+            }
+        }
+        return stuck > 0 && pool.size() < (long) stuck * Math.max(1, partitions) + 1;
     }
 
     /** Under the lock: whether any client waits for a record (a parked request, a stream with credits). */

@@ -89,6 +89,8 @@ final class ShareTurns {
                         return new ShareTurn.Renew(List.copyOf(w.held));
                     }
                 }
+                // a consumer held up by a slow client may want company by now
+                t.grow();
                 t.changed.awaitNanos(Math.max(1, waitFor(w, now).toNanos()));
             }
         } finally {
@@ -171,6 +173,12 @@ final class ShareTurns {
             Instant release = a.releaseDue(t.config.ackTimeout());
             if (release != null) {
                 next = earlier(next, release);
+            }
+            if (a.handedAt != null && a.settlement == null) {
+                Instant stuck = a.handedAt.plus(ShareWorker.STUCK_AFTER);
+                if (stuck.isAfter(now)) {
+                    next = earlier(next, stuck);
+                }
             }
         }
         return Duration.between(now, next);

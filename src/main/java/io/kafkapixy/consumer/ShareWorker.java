@@ -32,6 +32,8 @@ final class ShareWorker {
     private static final System.Logger LOG = System.getLogger(ShareWorker.class.getName());
     /** How long one poll waits for a record; a shutdown wakes it sooner. */
     static final Duration POLL_WAIT = Duration.ofMillis(500);
+    /** How long a client may hold a record of a consumer's batch before the consumer counts as stuck behind it. */
+    static final Duration STUCK_AFTER = Duration.ofMillis(250);
     /** How long sending settlements (and closing) may take. */
     static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(30);
     /** Polls that may pass before renewed records are back; none left means the broker refused their renewal. */
@@ -74,6 +76,24 @@ final class ShareWorker {
                         onExit.accept(this);
                     }
                 });
+    }
+
+    /**
+     * Under the topic's lock: whether this consumer cannot fetch for waiting clients because of a slow one: all it
+     * fetched last is out with clients (none waits here), and one has had its record for {@link #STUCK_AFTER}.
+     */
+    boolean stuck(Instant now) {
+        boolean slow = false;
+        for (Acquired a : held) {
+            if (a.settlement != null || a.releaseAt != null) {
+                continue;
+            }
+            if (a.handedAt == null) {
+                return false;
+            }
+            slow |= !now.isBefore(a.handedAt.plus(STUCK_AFTER));
+        }
+        return slow;
     }
 
     /** Under the topic's lock: whether every record of this consumer's last poll is settled (it may fetch again). */

@@ -131,17 +131,19 @@ final class ShareGroupConfigs implements ShareGroupSetup {
     }
 
     @Override
-    public void startTopic(String group, String topic) {
+    public int startTopic(String group, String topic) {
+        int count = 0;
         try {
             List<TopicPartition> partitions = admin.describeTopics(List.of(topic)).allTopicNames()
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic).partitions().stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
+            count = partitions.size();
             Map<TopicPartition, SharePartitionOffsetInfo> state = admin.listShareGroupOffsets(Map.of(group,
                             new ListShareGroupOffsetsSpec().topicPartitions(partitions)))
                     .partitionsToOffsetInfo(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             List<TopicPartition> unread = partitions.stream().filter(tp -> state.get(tp) == null).toList();
             if (unread.isEmpty() || !"latest".equals(groupReset(group))) {
-                return;
+                return count;
             }
             Map<TopicPartition, OffsetSpec> newest = new HashMap<>();
             unread.forEach(tp -> newest.put(tp, OffsetSpec.latest()));
@@ -161,6 +163,7 @@ final class ShareGroupConfigs implements ShareGroupSetup {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return count;
     }
 
     /** The group's {@code share.auto.offset.reset}: {@code latest} unless the group was set otherwise. */

@@ -308,9 +308,10 @@ class ShareTopicTest {
 
     @Test
     void aRecordFetchedForNoClientWaitsForTheNextAndItsAckTimeoutCountsFromItsHandOut() throws Exception {
-        WaitingRequest first = park();
+        // both come with the first fetch
         broker.add(record(0, 1));
         broker.add(record(1, 1));
+        WaitingRequest first = park();
         assertEquals(0, first.result.get(10, TimeUnit.SECONDS).offset());
         topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
 
@@ -354,9 +355,10 @@ class ShareTopicTest {
 
     @Test
     void whatNoClientAskedForDuringTheSubscriptionTimeoutGoesBackToTheBroker() throws Exception {
-        WaitingRequest r = park();
+        // both come with the first fetch
         broker.add(record(0, 1));
         broker.add(record(1, 1));
+        WaitingRequest r = park();
         r.result.get(10, TimeUnit.SECONDS);
         topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
 
@@ -367,6 +369,26 @@ class ShareTopicTest {
         clock.advance(Duration.ofMillis(1));
         topic.serve();
         Awaitility.await().atMost(WAIT).until(() -> settled.contains("1:RELEASE"));
+    }
+
+    @Test
+    void aConsumerStuckBehindASlowClientGetsCompanyUntilEveryPartitionHasAnotherConsumer() throws Exception {
+        topic.partitions = 4;
+        WaitingRequest slow = park();
+        broker.add(record(0, 1));
+        slow.result.get(10, TimeUnit.SECONDS);
+        park();
+        Awaitility.await().atMost(WAIT).until(() -> consumers.size() == 2);
+        Awaitility.await("one consumer polls for the waiting client while the slow one is not stuck yet")
+                .during(Duration.ofMillis(300)).atMost(WAIT).until(() -> consumers.size() == 2);
+
+        clock.advance(ShareWorker.STUCK_AFTER);
+        topic.serve();
+
+        // the brokers share a partition among ceil(members / partitions) members: five make two for each
+        Awaitility.await().atMost(WAIT).until(() -> consumers.size() == 5);
+        Awaitility.await("no more than that").during(Duration.ofMillis(300)).atMost(WAIT)
+                .until(() -> consumers.size() == 5);
     }
 
     private WaitingRequest park() {
