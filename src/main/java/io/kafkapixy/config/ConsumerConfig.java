@@ -87,7 +87,7 @@ public final class ConsumerConfig {
     public static final ConfigKey<Integer> SHARE_CONSUMERS = ConfigKey.of(
             "proxies.<name>.consumer.share_consumers", Type.INT, 16, Bound.atLeast(1),
             "share groups: the share consumers one group and topic may use on this instance, each fetching up to "
-            + "32 records at a time for the clients that wait");
+            + "128 records at a time for the clients that wait");
 
     /** The section's keys, in the order the config summary and the README list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(DISABLED, ACK_TIMEOUT, CHANNEL_BUFFER_SIZE,

@@ -28,7 +28,7 @@ import org.apache.kafka.common.errors.InvalidRecordStateException;
  * <p>Thread-safe. Before a group's first share consumer starts here, its settings are made the group's on the
  * broker ({@link ShareGroupSetup}).
  */
-final class ShareGroups {
+final class ShareGroups implements GroupKind {
 
     private static final System.Logger LOG = System.getLogger(ShareGroups.class.getName());
 
@@ -82,7 +82,8 @@ final class ShareGroups {
      *
      * @throws PixyException shutting down, too many requests, or the broker refused the group's settings
      */
-    PendingConsume consume(String group, String topic, Instant arrival, boolean autoAck, Receiver receiver) {
+    @Override
+    public PendingConsume consume(String group, String topic, Instant arrival, boolean autoAck, Receiver receiver) {
         prepare(group);
         startTopic(group, topic);
         throwIfFailedLately(new Key(group, topic));
@@ -111,7 +112,8 @@ final class ShareGroups {
      *
      * @throws PixyException shutting down, or the broker refused the group's settings
      */
-    ShareStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
+    @Override
+    public ShareStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink) {
         prepare(group);
         topics.forEach(topic -> startTopic(group, topic));
         topics.forEach(topic -> throwIfFailedLately(new Key(group, topic)));
@@ -156,7 +158,8 @@ final class ShareGroups {
     }
 
     /** Whether a request would first wait for the broker to take the group's settings or the topic's start. */
-    boolean prepareMayBlock(String group, String topic) {
+    @Override
+    public boolean joinMayBlock(String group, String topic) {
         return !prepared.contains(group) || !started.contains(new Key(group, topic));
     }
 
@@ -220,7 +223,8 @@ final class ShareGroups {
     }
 
     /** Acks quietly (an ack carried by a consume request): dropped unless the record is out from here. */
-    void ackQuietly(String group, String topic, int partition, long offset) {
+    @Override
+    public void ackQuietly(String group, String topic, int partition, long offset) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t != null) {
             t.settle(partition, offset, AcknowledgeType.ACCEPT, false);
@@ -234,7 +238,14 @@ final class ShareGroups {
      * timeout} when that one is not out from here (its lock ran out, or it was settled already) or the broker found
      * its lock gone.
      */
-    CompletableFuture<Void> settle(String group, String topic, int partition, long offset, AcknowledgeType how) {
+    @Override
+    public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
+        return settle(group, topic, partition, offset,
+                how == Settlement.ACK ? AcknowledgeType.ACCEPT : AcknowledgeType.REJECT);
+    }
+
+    private CompletableFuture<Void> settle(String group, String topic, int partition, long offset,
+                                           AcknowledgeType how) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t == null || !t.served(partition)) {
             return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED,
@@ -262,7 +273,8 @@ final class ShareGroups {
     }
 
     /** The share groups with topics on this instance, each a copy for {@link InFlight} ({@code only}: just it). */
-    List<InFlight.Group> view(String only, InFlight.Rows rows) {
+    @Override
+    public List<InFlight.Group> inFlight(String only, InFlight.Rows rows) {
         java.util.TreeMap<String, java.util.TreeMap<String, ShareTopic>> byGroup = new java.util.TreeMap<>();
         topics.forEach((k, t) -> {
             if (only == null || only.equals(k.group())) {
@@ -290,7 +302,8 @@ final class ShareGroups {
         return groups;
     }
 
-    int parkedRequests() {
+    @Override
+    public int parkedRequests() {
         int n = 0;
         for (ShareTopic t : topics.values()) {
             n += t.parkedRequests();
@@ -299,19 +312,23 @@ final class ShareGroups {
     }
 
     /**
-     * Answers parked requests 503, releases what no client has, waits (up to {@code shutdown_timeout}) for the acks
-     * of what clients have, then closes every share consumer; waits for that to finish.
+     * Answers parked requests 503 and releases what no client has; the records clients have wait for their acks until
+     * {@code shutdown_timeout}, then every share consumer closes.
      */
-    void close(Duration limit) {
+    @Override
+    public void beginClose() {
         closing = true;
         topics.values().forEach(ShareTopic::shutdown);
-        long deadline = System.nanoTime() + limit.toNanos();
+    }
+
+    @Override
+    public void awaitClosed(long deadlineNanos) {
         // consumers started meanwhile are in live too; each ends once its topic let it go and it closed
         while (!live.isEmpty()) {
             ShareWorker w = live.iterator().next();
             try {
-                if (!w.awaitDone(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))) {
-                    LOG.log(Level.WARNING, "Share consumers did not stop within {0}", limit);
+                if (!w.awaitDone(Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime())))) {
+                    LOG.log(Level.WARNING, "Share consumers did not stop in time");
                     return;
                 }
             } catch (InterruptedException e) {

@@ -57,6 +57,8 @@ final class ShareTopic implements Settler {
     final List<ShareWorker> pool = new ArrayList<>();
     final List<ShareStream> streams = new ArrayList<>();
     int polling;
+    /** When a client last asked for a record here (a request parked, a record handed out); null before any. */
+    Instant lastAsked;
     /** The topic's number of partitions, 0 while not known. */
     volatile int partitions;
     boolean gone;
@@ -98,6 +100,7 @@ final class ShareTopic implements Settler {
             }
             WaitingRequest r = new WaitingRequest(arrival.plus(config.longPollingTimeout()), meters, autoAck,
                     receiver);
+            lastAsked = arrival;
             waiting.addLast(r);
             dispatch();
             return r;
@@ -330,6 +333,7 @@ final class ShareTopic implements Settler {
     Acquired handOut() {
         Acquired a = unhanded.pollFirst();
         a.handedAt = clock.instant();
+        lastAsked = a.handedAt;
         out.put(a.key(), a);
         served.add(a.record.partition());
         if (a.message.attempt() > 1) {

@@ -80,7 +80,7 @@ final class ShareTurns {
                         w.unsentSince = null;
                         return ShareTurn.FLUSH;
                     }
-                    if (idleFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
+                    if (unclaimedFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
                         // nobody asked for these during subscription_timeout: they go back to the broker
                         w.held.forEach(a -> release(a, false));
                         continue;
@@ -122,16 +122,9 @@ final class ShareTurns {
         return turn;
     }
 
-    /**
-     * How long {@code w} has held nothing a client has or asked for: records out with clients or nacked, or clients
-     * waiting for records, make it busy. Under the lock.
-     */
+    /** How long {@code w}, holding nothing, has had nothing to fetch for: no client waited. Under the lock. */
     private Duration idleFor(ShareWorker w, Instant now) {
-        boolean busy = t.hasDemand();
-        for (Acquired a : w.held) {
-            busy |= a.handedAt != null || a.releaseAt != null;
-        }
-        if (busy || w.polling) {
+        if (t.hasDemand() || w.polling) {
             w.idleSince = null;
             return Duration.ZERO;
         }
@@ -139,6 +132,27 @@ final class ShareTurns {
             w.idleSince = now;
         }
         return Duration.between(w.idleSince, now);
+    }
+
+    /**
+     * How long no client has asked for a record here while all {@code w} holds waits for one: zero while a client
+     * waits, or has a record of {@code w} out or nacked. Under the lock.
+     */
+    private Duration unclaimedFor(ShareWorker w, Instant now) {
+        if (t.hasDemand()) {
+            return Duration.ZERO;
+        }
+        Instant since = null;
+        for (Acquired a : w.held) {
+            if (a.handedAt != null || a.releaseAt != null) {
+                return Duration.ZERO;
+            }
+            since = since == null || a.acquiredAt.isAfter(since) ? a.acquiredAt : since;
+        }
+        if (t.lastAsked != null && (since == null || t.lastAsked.isAfter(since))) {
+            since = t.lastAsked;
+        }
+        return since == null ? Duration.ZERO : Duration.between(since, now);
     }
 
     private ShareTurn leave(ShareWorker w) {

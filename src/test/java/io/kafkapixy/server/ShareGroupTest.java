@@ -485,15 +485,7 @@ class ShareGroupTest {
     }
 
     private JsonObject take(RunningPixy pixy, String flags) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            HttpResponse<String> rs = pixy.get(messages(flags));
-            if (rs.statusCode() == 200) {
-                return object(rs.body());
-            }
-            assertEquals(408, rs.statusCode(), rs.body());
-        }
-        throw new AssertionError("no message in 60 s");
+        return pixy.takeMessage(messages(flags));
     }
 
     private String messages(String flags) {

@@ -107,6 +107,21 @@ public final class RunningPixy implements AutoCloseable {
         return send(HttpRequest.newBuilder(uri(pathAndQuery)).GET());
     }
 
+    /** GETs a consume path until it answers a message, each other answer a long polling timeout; at most 60 s. */
+    public jakarta.json.JsonObject takeMessage(String pathAndQuery) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> rs = get(pathAndQuery);
+            if (rs.statusCode() == 200) {
+                return JsonBodies.object(rs.body());
+            }
+            if (rs.statusCode() != 408) {
+                throw new AssertionError("expected a message or 408, got " + rs.statusCode() + ": " + rs.body());
+            }
+        }
+        throw new AssertionError("no message in 60 s");
+    }
+
     /**
      * Auto-ack consumes {@code path} round-robin over the instances until {@code n} distinct values arrived or the
      * time is up; records which partitions each instance served into {@code served}.
