@@ -384,9 +384,35 @@ final class ShareTopic implements Settler {
         return demand;
     }
 
-    /** Under the lock: a new consumer when records are wanted and every consumer is busy. */
+    /**
+     * The consumers a topic in use keeps ahead of demand: one more than its partitions (where known), so that the
+     * brokers give every partition to at least two of them and a consumer stuck behind a slow client never leaves a
+     * partition unserved; new members get partitions only at a heartbeat, seconds later, too late to start one then.
+     */
+    int standby() {
+        int p = partitions;
+        return p > 0 ? Math.min(config.shareConsumers(), p + 1) : 1;
+    }
+
+    /** Under the lock: whether a client asked for a record within {@code subscription_timeout}. */
+    boolean inUse(Instant now) {
+        return lastAsked != null && now.isBefore(lastAsked.plus(config.subscriptionTimeout()));
+    }
+
+    /**
+     * Under the lock: a new consumer when the topic in use has fewer than {@link #standby()}, or when records are
+     * wanted and every consumer is busy.
+     */
     void grow() {
-        if (shutdownDeadline != null || gone || failing || !wantsPoll() || pool.size() >= config.shareConsumers()) {
+        if (shutdownDeadline != null || gone || failing || pool.size() >= config.shareConsumers()) {
+            return;
+        }
+        // the first consumer starts for a client that waits; the others join it ahead of demand
+        if (!pool.isEmpty() && pool.size() < standby() && inUse(clock.instant())) {
+            start();
+            return;
+        }
+        if (!wantsPoll()) {
             return;
         }
         for (ShareWorker w : pool) {
@@ -394,6 +420,10 @@ final class ShareTopic implements Settler {
                 return;
             }
         }
+        start();
+    }
+
+    private void start() {
         ShareWorker w = workers.apply(this);
         pool.add(w);
         w.start();

@@ -60,7 +60,8 @@ final class ShareTurns {
                     if (t.shutdownDeadline != null || w.failed) {
                         return leave(w);
                     }
-                    if (t.wantsPoll()) {
+                    // a new consumer polls once to join the group, whether or not a client waits
+                    if (t.wantsPoll() || !w.joined) {
                         t.polling++;
                         w.polling = true;
                         w.idleSince = null;
@@ -122,7 +123,10 @@ final class ShareTurns {
         return turn;
     }
 
-    /** How long {@code w}, holding nothing, has had nothing to fetch for: no client waited. Under the lock. */
+    /**
+     * How long {@code w}, holding nothing, has had nothing to fetch for: no client waited, none asked here. Under the
+     * lock.
+     */
     private Duration idleFor(ShareWorker w, Instant now) {
         if (t.hasDemand() || w.polling) {
             w.idleSince = null;
@@ -131,7 +135,8 @@ final class ShareTurns {
         if (w.idleSince == null) {
             w.idleSince = now;
         }
-        return Duration.between(w.idleSince, now);
+        Instant since = t.lastAsked != null && t.lastAsked.isAfter(w.idleSince) ? t.lastAsked : w.idleSince;
+        return Duration.between(since, now);
     }
 
     /**
@@ -251,6 +256,7 @@ final class ShareTurns {
                 t.polling--;
                 w.polling = false;
             }
+            w.joined = true;
             Duration lock = lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout());
             Instant now = t.clock.instant();
             Map<Acquired.Key, Acquired> held = new HashMap<>();

@@ -58,6 +58,8 @@ final class ShareWorker {
      */
     Instant unsentSince;
     boolean polling;
+    /** A poll returned: the consumer is a member of the group at the broker. */
+    boolean joined;
     boolean failed;
     Instant idleSince;
 

@@ -372,23 +372,37 @@ class ShareTopicTest {
     }
 
     @Test
-    void aConsumerStuckBehindASlowClientGetsCompanyUntilEveryPartitionHasAnotherConsumer() throws Exception {
+    void aTopicInUseKeepsOneConsumerMoreThanItHasPartitionsSoThatAStuckOneLeavesNoPartitionUnserved()
+            throws Exception {
         topic.partitions = 4;
         WaitingRequest slow = park();
         broker.add(record(0, 1));
         slow.result.get(10, TimeUnit.SECONDS);
-        park();
-        Awaitility.await().atMost(WAIT).until(() -> consumers.size() == 2);
-        Awaitility.await("one consumer polls for the waiting client while the slow one is not stuck yet")
-                .during(Duration.ofMillis(300)).atMost(WAIT).until(() -> consumers.size() == 2);
-
-        clock.advance(ShareWorker.STUCK_AFTER);
-        topic.serve();
 
         // the brokers share a partition among ceil(members / partitions) members: five make two for each
         Awaitility.await().atMost(WAIT).until(() -> consumers.size() == 5);
+        clock.advance(ShareWorker.STUCK_AFTER);
+        WaitingRequest next = park();
+        broker.add(record(1, 1));
+
+        assertEquals(1, next.result.get(10, TimeUnit.SECONDS).offset(), "another consumer fetched it");
         Awaitility.await("no more than that").during(Duration.ofMillis(300)).atMost(WAIT)
                 .until(() -> consumers.size() == 5);
+    }
+
+    @Test
+    void consumersKeptAheadLeaveOnceNoClientAskedDuringTheSubscriptionTimeout() throws Exception {
+        topic.partitions = 2;
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+        topic.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+        Awaitility.await().atMost(WAIT).until(() -> topic.workers().size() == 3);
+
+        clock.advance(config().subscriptionTimeout());
+        topic.serve();
+
+        Awaitility.await().atMost(WAIT).until(() -> topic.workers().isEmpty());
     }
 
     private WaitingRequest park() {

@@ -396,6 +396,43 @@ class ShareGroupTest {
         }
     }
 
+    /**
+     * On four partitions, one client holds a message without acking it (ack_timeout a minute): once the group's members
+     * here have their partitions, the messages of every partition, the held one's included, reach another client that
+     * waits, long before that minute.
+     */
+    @Test
+    void aHeldMessageHoldsBackNoPartitionWhileAnotherClientWaits() throws Exception {
+        kafka.createTopic(topic, 4);
+        startAtTheOldest(group);
+        kafka.produce(topic, 0, null, "held");
+        try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-p",
+                ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(Duration.ofMinutes(1))
+                        .longPollingTimeout(Duration.ofSeconds(2))))) {
+            JsonObject held = take(pixy, "&noAck");
+            assertEquals("held", value(held));
+            long heldAt = System.nanoTime();
+            // a topic in use keeps a consumer more than it has partitions: the brokers give each partition to two
+            TestKafka.Waits.until(Duration.ofSeconds(40), "every partition with two members", () -> {
+                Map<Integer, Integer> members = new java.util.HashMap<>();
+                describeShareGroup(group).members().forEach(m -> m.assignment().topicPartitions()
+                        .forEach(tp -> members.merge(tp.partition(), 1, Integer::sum)));
+                return members.size() == 4 && members.values().stream().allMatch(n -> n >= 2);
+            });
+            for (int p = 0; p < 4; p++) {
+                kafka.produce(topic, p, null, "p" + p);
+            }
+            Set<String> seen = new java.util.HashSet<>();
+            while (seen.size() < 4) {
+                seen.add(value(take(pixy, "")));
+            }
+            assertEquals(Set.of("p0", "p1", "p2", "p3"), seen);
+            assertTrue(System.nanoTime() - heldAt < TimeUnit.SECONDS.toNanos(50), "while the first is still held");
+            assertEquals(200, pixy.post("/topics/" + topic + "/acks?group=" + group + "&partition=0&offset="
+                    + held.getJsonNumber("offset"), "text/plain", "").statusCode(), "the held one is still its own");
+        }
+    }
+
     @Test
     void aGroupIdOfAClassicGroupIsRefusedWithTheBrokersReason() {
         kafka.createTopic(topic, 1);
@@ -497,6 +534,14 @@ class ShareGroupTest {
         kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, g),
                 List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
                         AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+    }
+
+    private org.apache.kafka.clients.admin.ShareGroupDescription describeShareGroup(String g) {
+        try {
+            return kafka.admin().describeShareGroups(List.of(g)).all().get(30, TimeUnit.SECONDS).get(g);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     private String groupConfig(String g, String name) throws Exception {
