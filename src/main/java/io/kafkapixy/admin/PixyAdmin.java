@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -262,23 +261,9 @@ public final class PixyAdmin {
         });
     }
 
-    /**
-     * Members that hold partitions of the topic, by client id (an instance's {@code client_id}, as the original
-     * shows it), or by member id where several members share a client id.
-     */
     private static SortedMap<String, List<Integer>> owners(ConsumerGroupDescription d, String topic) {
-        Map<String, Long> clientIdCount = new HashMap<>();
-        d.members().forEach(m -> clientIdCount.merge(m.clientId(), 1L, Long::sum));
-        SortedMap<String, List<Integer>> owners = new TreeMap<>();
-        for (MemberDescription m : d.members()) {
-            List<Integer> parts = new ArrayList<>(new TreeSet<>(m.assignment().topicPartitions().stream()
-                    .filter(tp -> tp.topic().equals(topic)).map(TopicPartition::partition).toList()));
-            if (!parts.isEmpty()) {
-                String id = clientIdCount.get(m.clientId()) == 1 ? m.clientId() : m.consumerId();
-                owners.put(id, parts);
-            }
-        }
-        return owners;
+        return Owners.of(d.members().stream().map(m -> new Owners.Member(m.clientId(), m.consumerId(),
+                m.assignment().topicPartitions())).toList(), topic);
     }
 
     /**

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
@@ -17,7 +16,6 @@ import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ShareGroupDescription;
-import org.apache.kafka.clients.admin.ShareMemberDescription;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
@@ -170,16 +168,7 @@ final class ShareGroupAdmin {
     }
 
     private static SortedMap<String, List<Integer>> owners(ShareGroupDescription d, String topic) {
-        Map<String, Long> clientIdCount = new HashMap<>();
-        d.members().forEach(m -> clientIdCount.merge(m.clientId(), 1L, Long::sum));
-        SortedMap<String, List<Integer>> owners = new TreeMap<>();
-        for (ShareMemberDescription m : d.members()) {
-            List<Integer> parts = new ArrayList<>(new TreeSet<>(m.assignment().topicPartitions().stream()
-                    .filter(tp -> tp.topic().equals(topic)).map(TopicPartition::partition).toList()));
-            if (!parts.isEmpty()) {
-                owners.put(clientIdCount.get(m.clientId()) == 1 ? m.clientId() : m.consumerId(), parts);
-            }
-        }
-        return owners;
+        return Owners.of(d.members().stream().map(m -> new Owners.Member(m.clientId(), m.consumerId(),
+                m.assignment().topicPartitions())).toList(), topic);
     }
 }

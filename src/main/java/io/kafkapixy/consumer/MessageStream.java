@@ -18,7 +18,7 @@ import org.apache.kafka.common.TopicPartition;
  * request at a time); deliveries and the end come through the {@link Sink} from any thread, under the group's lock.
  * The fields below are guarded by that lock.
  */
-public final class MessageStream implements ConsumerStream {
+public final class MessageStream implements ConsumerStream, StreamTurns.Taker<ConsumedMessage> {
 
     /** What a stream needs of the instance's consumers: the marks that let acks of served partitions in. */
     interface Owner {
@@ -134,7 +134,8 @@ public final class MessageStream implements ConsumerStream {
         return desk.detach(this, null);
     }
 
-    boolean wants() {
+    @Override
+    public boolean wants() {
         return credits > 0 && !draining && !ended && sink.ready();
     }
 
@@ -150,7 +151,8 @@ public final class MessageStream implements ConsumerStream {
      * Under the group's lock: hands a message over, spending a credit. True when it is the first since the last
      * {@link #flush()}: the caller flushes this stream at the end of its round.
      */
-    boolean take(ConsumedMessage m) {
+    @Override
+    public boolean take(ConsumedMessage m) {
         credits--;
         TopicPartition tp = new TopicPartition(m.topic(), m.partition());
         Map<Long, Integer> offsets = held.get(tp);
@@ -171,7 +173,8 @@ public final class MessageStream implements ConsumerStream {
     }
 
     /** Under the group's lock: sends what was taken since the last flush. */
-    void flush() {
+    @Override
+    public void flush() {
         flushPending = false;
         if (!sink.flush()) {
             unsent.addAll(unflushed);

@@ -21,7 +21,7 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
  * <p>Lock order: a topic's lock, then this stream's monitor. The transport's calls take no topic lock while holding
  * the monitor.
  */
-final class ShareStream implements ConsumerStream {
+final class ShareStream implements ConsumerStream, StreamTurns.Taker<Acquired> {
 
     private final List<String> topicNames;
     private final long maxCredits;
@@ -125,7 +125,8 @@ final class ShareStream implements ConsumerStream {
 
     // ---- under a topic's lock ----
 
-    synchronized boolean wants() {
+    @Override
+    public synchronized boolean wants() {
         return credits > 0 && !draining && !ended && sink.ready();
     }
 
@@ -135,7 +136,8 @@ final class ShareStream implements ConsumerStream {
     }
 
     /** Hands a record over, spending a credit; true when it is the first since the last {@link #flush()}. */
-    synchronized boolean take(Acquired a) {
+    @Override
+    public synchronized boolean take(Acquired a) {
         credits--;
         if (sink.deliver(a.message)) {
             unflushed.clear();
@@ -146,7 +148,8 @@ final class ShareStream implements ConsumerStream {
         return first;
     }
 
-    synchronized void flush() {
+    @Override
+    public synchronized void flush() {
         flushPending = false;
         if (!sink.flush()) {
             unsent.addAll(unflushed);

@@ -1,7 +1,6 @@
 package io.kafkapixy.consumer;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
@@ -15,7 +14,7 @@ import org.apache.kafka.clients.consumer.AcknowledgeType;
 final class ShareStreams {
 
     private final ShareTopic t;
-    private int nextStream;
+    private final StreamTurns<ShareStream, Acquired> turns = new StreamTurns<>();
 
     ShareStreams(ShareTopic topic) {
         this.t = topic;
@@ -101,29 +100,14 @@ final class ShareStreams {
 
     /** Under the lock: hands waiting records to the streams with credits, one each in turn. */
     void dispatch() {
-        int n = t.streams.size();
-        List<ShareStream> took = null;
-        // stops after a full turn in which no stream wanted a record, or when there is none to give
-        for (int passed = 0; passed < n && !t.unhanded.isEmpty(); ) {
-            ShareStream s = t.streams.get(nextStream % n);
-            nextStream = (nextStream + 1) % n;
-            if (!s.wants()) {
-                passed++;
-                continue;
+        turns.serve(t.streams, s -> {
+            if (t.unhanded.isEmpty()) {
+                return null;
             }
             Acquired a = t.handOut();
             a.stream = s;
-            if (s.take(a)) {
-                if (took == null) {
-                    took = new ArrayList<>(Math.min(n, 4));
-                }
-                took.add(s);
-            }
-            passed = 0;
-        }
-        if (took != null) {
-            took.forEach(ShareStream::flush);
-        }
+            return a;
+        });
     }
 
     /** Under the lock: ends every stream with {@code reason}; what they held is released. */

@@ -1,13 +1,11 @@
 package io.kafkapixy.consumer;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -50,7 +48,7 @@ final class ShareTopic implements Settler {
     final ReentrantLock lock = new ReentrantLock();
     final Condition changed = lock.newCondition();
     // guarded by lock
-    final ArrayDeque<WaitingRequest> waiting = new ArrayDeque<>();
+    final ParkedRequests waiting = new ParkedRequests();
     final ArrayDeque<Acquired> unhanded = new ArrayDeque<>();
     final Map<Acquired.Key, Acquired> out = new HashMap<>();
     private final Set<Integer> served = new HashSet<>();
@@ -94,14 +92,13 @@ final class ShareTopic implements Settler {
             if (gone) {
                 return null;
             }
-            if (waiting.size() > config.channelBufferSize()) {
+            WaitingRequest r = new WaitingRequest(arrival.plus(config.longPollingTimeout()), meters, autoAck,
+                    receiver);
+            if (!waiting.park(r, config.channelBufferSize())) {
                 meters.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
                 throw PixyException.tooManyRequests();
             }
-            WaitingRequest r = new WaitingRequest(arrival.plus(config.longPollingTimeout()), meters, autoAck,
-                    receiver);
             lastAsked = arrival;
-            waiting.addLast(r);
             dispatch();
             return r;
         } finally {
@@ -259,22 +256,7 @@ final class ShareTopic implements Settler {
 
     /** Under the lock: hands waiting records to the parked requests, then to the streams; adds a consumer if needed. */
     void dispatch() {
-        Instant now = clock.instant();
-        Iterator<WaitingRequest> it = waiting.iterator();
-        while (it.hasNext() && !unhanded.isEmpty()) {
-            WaitingRequest r = it.next();
-            if (!now.isBefore(r.deadline)) {
-                it.remove();
-                r.result.completeExceptionally(PixyException.longPollTimeout());
-                continue;
-            }
-            if (!r.receiver.canReceive()) {
-                continue;
-            }
-            Acquired a = handOut();
-            it.remove();
-            r.result.complete(a.message);
-        }
+        waiting.handOut(clock.instant(), () -> unhanded.isEmpty() ? null : handOut().message);
         streamDesk.dispatch();
         grow();
         reportOldest();
@@ -372,12 +354,7 @@ final class ShareTopic implements Settler {
     }
 
     private long demand() {
-        long demand = 0;
-        for (WaitingRequest r : waiting) {
-            if (r.receiver.canReceive()) {
-                demand++;
-            }
-        }
+        long demand = waiting.demand();
         for (ShareStream s : streams) {
             demand += s.demand();
         }
@@ -441,9 +418,6 @@ final class ShareTopic implements Settler {
 
     /** Under the lock: answers every parked request {@code answer}. */
     void failWaiting(PixyException answer) {
-        WaitingRequest r;
-        while ((r = waiting.pollFirst()) != null) {
-            r.result.completeExceptionally(answer);
-        }
+        waiting.failAll(answer);
     }
 }

@@ -1,11 +1,10 @@
 package io.kafkapixy.consumer;
 
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.List;
+import java.util.function.Supplier;
 
 import io.kafkapixy.errors.PixyException;
 
@@ -18,12 +17,12 @@ import io.kafkapixy.errors.PixyException;
 final class TopicState {
 
     final String topic;
-    private final ArrayDeque<WaitingRequest> waiting = new ArrayDeque<>();
+    private final ParkedRequests waiting = new ParkedRequests();
     private final List<PartitionState> partitions = new ArrayList<>();
     /** Streams taking this topic's messages, served round-robin after the parked requests. */
     private final List<MessageStream> streams = new ArrayList<>();
+    private final StreamTurns<MessageStream, ConsumedMessage> streamTurns = new StreamTurns<>();
     private int next;
-    private int nextStream;
     private Instant lastRequest;
     private boolean expired;
     /** The topic's number of partitions as the member last saw it; 0 while not known. */
@@ -53,15 +52,14 @@ final class TopicState {
      * was delivered, and it is handed over only while {@code receiver} can take it.
      */
     WaitingRequest park(Instant arrival, Instant deadline, int limit, boolean autoAck, Receiver receiver) {
-        if (waiting.size() > limit) {
+        WaitingRequest r = new WaitingRequest(deadline, metrics, autoAck, receiver);
+        if (!waiting.park(r, limit)) {
             throw PixyException.tooManyRequests();
         }
         if (arrival.isAfter(lastRequest)) {
             lastRequest = arrival;
         }
         expired = false;
-        WaitingRequest r = new WaitingRequest(deadline, metrics, autoAck, receiver);
-        waiting.addLast(r);
         return r;
     }
 
@@ -83,68 +81,9 @@ final class TopicState {
      * no request left waiting, hands messages to the streams with credits, one each in turn.
      */
     void dispatch(Instant now, int maxPending, int maxRetries, ServingGate gate) {
-        // Completing a result runs its transport's callbacks on this thread; none of them parks or unparks here.
-        Iterator<WaitingRequest> it = waiting.iterator();
-        while (it.hasNext()) {
-            WaitingRequest r = it.next();
-            if (!now.isBefore(r.deadline)) {
-                it.remove();
-                r.result.completeExceptionally(PixyException.longPollTimeout());
-                continue;
-            }
-            if (!r.receiver.canReceive()) {
-                // its client is gone or nearly out of time: the next request gets the message
-                continue;
-            }
-            if (!gate.open()) {
-                return;
-            }
-            ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
-            if (m == null) {
-                return;
-            }
-            it.remove();
-            r.result.complete(m);
-        }
-        dispatchToStreams(now, maxPending, maxRetries, gate);
-    }
-
-    private void dispatchToStreams(Instant now, int maxPending, int maxRetries, ServingGate gate) {
-        int n = streams.size();
-        if (n == 0) {
-            return;
-        }
-        // streams that took messages in this round: each sends them together at its end (made at the first take:
-        // most rounds, e.g. one per ack, hand out nothing)
-        List<MessageStream> took = null;
-        try {
-            // stops after a full turn in which no stream wanted a message, or when there is none to give
-            for (int passed = 0; passed < n; ) {
-                MessageStream s = streams.get(nextStream % n);
-                nextStream = (nextStream + 1) % n;
-                if (!s.wants()) {
-                    passed++;
-                    continue;
-                }
-                if (!gate.open()) {
-                    return;
-                }
-                ConsumedMessage m = nextMessage(now, maxPending, maxRetries);
-                if (m == null) {
-                    return;
-                }
-                if (s.take(m)) {
-                    if (took == null) {
-                        took = new ArrayList<>(Math.min(n, 4));
-                    }
-                    took.add(s);
-                }
-                passed = 0;
-            }
-        } finally {
-            if (took != null) {
-                took.forEach(MessageStream::flush);
-            }
+        Supplier<ConsumedMessage> source = () -> gate.open() ? nextMessage(now, maxPending, maxRetries) : null;
+        if (waiting.handOut(now, source)) {
+            streamTurns.serve(streams, s -> source.get());
         }
     }
 
@@ -180,10 +119,7 @@ final class TopicState {
 
     /** Answers every parked request with {@code error}. */
     void failAll(PixyException error) {
-        WaitingRequest r;
-        while ((r = waiting.pollFirst()) != null) {
-            r.result.completeExceptionally(error);
-        }
+        waiting.failAll(error);
     }
 
     void add(PartitionState p) {

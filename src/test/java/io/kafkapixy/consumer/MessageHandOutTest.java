@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * gone: never acked for a client that did not get it, never lost. Over Kafka's MockConsumer and a fake clock.
  */
 @Timeout(30)
-class HandOverTest {
+class MessageHandOutTest {
 
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
 

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * thread is the owning thread, blocked in the revoke; a helper acts meanwhile.
  */
 @Timeout(30)
-class HandoverTest {
+class PartitionHandoverTest {
 
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
     private final List<Throwable> helperFailures = new ArrayList<>();
