@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.kafkapixy.config.ConsumerConfig;
-import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.offset.store.OffsetStore;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -114,11 +113,10 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
     @Override
     public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
         if (!served(group, topic, partition)) {
-            return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED,
-                    "acks channel missing for {" + group + " " + topic + " " + partition + "}"));
+            return CompletableFuture.failedFuture(PixyException.acksChannelMissing(group, topic, partition));
         }
         if (!ackHeld(group, topic, partition, offset)) {
-            return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED, "ack timeout"));
+            return CompletableFuture.failedFuture(PixyException.ackTimeout());
         }
         if (how == Settlement.REJECT) {
             rejected(group, topic);

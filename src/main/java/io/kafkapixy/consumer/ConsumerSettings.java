@@ -14,7 +14,7 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Maps the original's {@code consumer} keys onto the settings of a group's {@code KafkaConsumer}. */
-final class ConsumerSettings {
+public final class ConsumerSettings {
 
     /**
      * Kafka's default {@code max.poll.interval.ms}, set explicitly: it is also the rebalance timeout, which bounds how
@@ -40,7 +40,7 @@ final class ConsumerSettings {
      * 0.45 of a classic group's rate, 128 gave 0.72 (docs/performance.md). The brokers lock at most 2,000 records of a
      * partition at once ({@code share.partition.max.record.locks}): 16 consumers on one partition share them.
      */
-    static final int SHARE_BATCH = 128;
+    public static final int SHARE_BATCH = 128;
 
     private ConsumerSettings() {
     }

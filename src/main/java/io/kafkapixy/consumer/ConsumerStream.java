@@ -9,7 +9,7 @@ import io.kafkapixy.errors.PixyException;
  * One streaming consumer of a group's topics on this instance (see docs/streaming.md): it takes messages while it has
  * credits (messages its client said it can take), and when it ends every message it was handed and did not ack or
  * nack is offered again at once. A classic group serves it from its member ({@link MessageStream}), a share group from
- * its share consumers ({@link ShareStream}).
+ * its share consumers ({@link io.kafkapixy.consumer.share.ShareStream}).
  *
  * <p>Made by {@link Consumers#openStream}. Its methods are for the one thread of the stream's transport (one request
  * at a time); deliveries and the end come through the {@link Sink} from any thread, one call at a time.

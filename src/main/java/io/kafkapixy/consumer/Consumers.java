@@ -10,6 +10,8 @@ import java.util.function.Function;
 
 import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
+import io.kafkapixy.consumer.share.ShareGroupSetup;
+import io.kafkapixy.consumer.share.ShareGroups;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;

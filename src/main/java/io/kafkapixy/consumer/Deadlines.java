@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * doing (being created, joining, rebalancing, its owning thread blocked in Kafka): no deadline waits for a group's
  * thread, and an action only takes its group's lock, which nobody holds while waiting for Kafka.
  */
-interface Deadlines {
+public interface Deadlines {
 
     /** A timer that is set; cancelling one that has run does nothing. */
     interface Timer {

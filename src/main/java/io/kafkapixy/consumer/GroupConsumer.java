@@ -7,7 +7,6 @@ import java.util.function.Supplier;
 
 import io.kafkapixy.offset.store.OffsetStore;
 import io.kafkapixy.config.ConsumerConfig;
-import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.consumer.Consumer;
 
@@ -68,16 +67,7 @@ final class GroupConsumer {
         if (!started) {
             startOnce();
         }
-        if (!r.result.isDone()) {
-            Deadlines.Timer timer = deadlines.at(r.deadline,
-                    () -> state.giveUp(topic, r, PixyException.longPollTimeout()));
-            r.result.whenComplete((m, e) -> timer.cancel());
-        }
-        ConsumerMetrics.Topic meters = r.meters;
-        return new PendingConsume(state, topic, r).whenComplete((m, e) -> meters.request(
-                e == null ? ConsumerMetrics.Outcome.MESSAGE
-                        : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
-                        ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
+        return PendingConsume.parked(state, topic, r, deadlines);
     }
 
     /** Attaches a stream to its topics; false when this member is leaving (the caller gets a new member). */

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One kind of group on this instance: classic consumer groups ({@link ClassicGroups}, with Kafka's or ZooKeeper's
- * membership) or share groups ({@link ShareGroups}). {@link Consumers} picks a group's kind once per call and hands the
+ * membership) or share groups ({@link io.kafkapixy.consumer.share.ShareGroups}). {@link Consumers} picks a group's kind once per call and hands the
  * call over; what is the same for every kind (a disabled consumer, the instance's limits on parked and blocked
  * requests, the arrival time a long poll counts from) stays there. A third kind implements this and is picked the
  * same way.
@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Implementations are thread-safe and never block a caller, except {@link #consume} and {@link #openStream} while
  * {@link #joinMayBlock} says they may.
  */
-interface GroupKind {
+public interface GroupKind {
 
     /**
      * Parks a request for the next message of {@code topic} for {@code group}, answered {@code long polling timeout}

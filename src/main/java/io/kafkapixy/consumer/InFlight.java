@@ -86,7 +86,7 @@ public final class InFlight {
         }
 
         /** Takes one row; false (and the answer is marked truncated) when none is left. */
-        boolean take() {
+        public boolean take() {
             if (left <= 0) {
                 truncated = true;
                 return false;
@@ -95,7 +95,7 @@ public final class InFlight {
             return true;
         }
 
-        boolean showMessages() {
+        public boolean showMessages() {
             return showMessages;
         }
 

@@ -61,7 +61,7 @@ public final class InstanceLimits {
     }
 
     /** @throws PixyException {@code INSTANCE_FULL} when every place for a group member is taken */
-    Slot enterGroup() {
+    public Slot enterGroup() {
         return enter(groups, maxGroups + " consumer groups are already served by this instance (limits.max_groups)");
     }
 

@@ -17,12 +17,12 @@ import io.kafkapixy.errors.PixyException;
  * <p>Not thread-safe: guarded by the lock of the topic that owns it. Completing a result runs its transport's callbacks
  * on the calling thread; none of them parks or unparks here.
  */
-final class ParkedRequests {
+public final class ParkedRequests {
 
     private final ArrayDeque<WaitingRequest> queue = new ArrayDeque<>();
 
     /** Parks {@code r} behind the others; false, parking nothing, when more than {@code limit} wait already. */
-    boolean park(WaitingRequest r, int limit) {
+    public boolean park(WaitingRequest r, int limit) {
         if (queue.size() > limit) {
             return false;
         }
@@ -31,7 +31,7 @@ final class ParkedRequests {
     }
 
     /** Takes a request that gave up out of the queue; true if it was still waiting. */
-    boolean remove(WaitingRequest r) {
+    public boolean remove(WaitingRequest r) {
         return queue.remove(r);
     }
 
@@ -40,7 +40,7 @@ final class ParkedRequests {
      * their deadline at {@code now} are answered {@code long polling timeout} on the way. Returns false when the source
      * ran dry before every request that could take a message had one.
      */
-    boolean handOut(Instant now, Supplier<ConsumedMessage> source) {
+    public boolean handOut(Instant now, Supplier<ConsumedMessage> source) {
         Iterator<WaitingRequest> it = queue.iterator();
         while (it.hasNext()) {
             WaitingRequest r = it.next();
@@ -64,7 +64,7 @@ final class ParkedRequests {
     }
 
     /** How many parked requests could take a message now. */
-    int demand() {
+    public int demand() {
         int n = 0;
         for (WaitingRequest r : queue) {
             if (r.receiver.canReceive()) {
@@ -75,18 +75,18 @@ final class ParkedRequests {
     }
 
     /** Answers every parked request {@code answer}. */
-    void failAll(PixyException answer) {
+    public void failAll(PixyException answer) {
         WaitingRequest r;
         while ((r = queue.pollFirst()) != null) {
             r.result.completeExceptionally(answer);
         }
     }
 
-    int size() {
+    public int size() {
         return queue.size();
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return queue.isEmpty();
     }
 }

@@ -42,6 +42,24 @@ public final class PendingConsume {
         this.settled = settled;
     }
 
+    /**
+     * The request {@code r}, parked in {@code group} for {@code topic}, in any kind of group: {@code deadlines}
+     * answers it {@code long polling timeout} at its deadline unless it was answered first, and its outcome is counted
+     * on its topic's meters.
+     */
+    public static PendingConsume parked(Settler group, String topic, WaitingRequest r, Deadlines deadlines) {
+        if (!r.result.isDone()) {
+            Deadlines.Timer timer = deadlines.at(r.deadline,
+                    () -> group.giveUp(topic, r, PixyException.longPollTimeout()));
+            r.result.whenComplete((m, e) -> timer.cancel());
+        }
+        ConsumerMetrics.Topic meters = r.meters;
+        return new PendingConsume(group, topic, r).whenComplete((m, e) -> meters.request(
+                e == null ? ConsumerMetrics.Outcome.MESSAGE
+                        : failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
+                        ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
+    }
+
     /** The message, or a failure whose cause ({@link #failure}) is a {@link PixyException}. */
     public CompletableFuture<ConsumedMessage> result() {
         return result;

@@ -4,9 +4,9 @@ import io.kafkapixy.errors.PixyException;
 
 /**
  * Where a parked request settles what happened to it: the group member it waits in, classic ({@link GroupState}) or
- * share ({@link ShareTopic}). Called by {@link PendingConsume} on the transport's thread.
+ * share ({@link io.kafkapixy.consumer.share.ShareTopic}). Called by {@link PendingConsume} on the transport's thread.
  */
-interface Settler {
+public interface Settler {
 
     /** A request stops waiting: unless a message was handed over at the last moment, it is answered {@code answer}. */
     void giveUp(String topic, WaitingRequest r, PixyException answer);

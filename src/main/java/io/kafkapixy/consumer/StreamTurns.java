@@ -14,10 +14,10 @@ import java.util.function.Function;
  * @param <S> the kind's stream
  * @param <M> what the kind hands a stream
  */
-final class StreamTurns<S extends StreamTurns.Taker<M>, M> {
+public final class StreamTurns<S extends StreamTurns.Taker<M>, M> {
 
     /** A stream as the round sees it. Called under the topic's lock; must not block. */
-    interface Taker<M> {
+    public interface Taker<M> {
 
         /** Whether it would take a message now (credits, a client that reads). */
         boolean wants();
@@ -35,7 +35,7 @@ final class StreamTurns<S extends StreamTurns.Taker<M>, M> {
      * One round over {@code streams}: messages from {@code source} (given the stream that will take it; null: none
      * now), one to each stream that wants one in turn. Returns false when the source ran dry.
      */
-    boolean serve(List<S> streams, Function<S, M> source) {
+    public boolean serve(List<S> streams, Function<S, M> source) {
         int n = streams.size();
         if (n == 0) {
             return true;

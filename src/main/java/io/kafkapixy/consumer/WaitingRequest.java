@@ -7,17 +7,17 @@ import java.util.concurrent.CompletableFuture;
  * A parked consume request: it waits for a message until {@code deadline} (arrival + long-polling timeout). Its
  * future is completed only under the owning group's lock, with a message or a {@code PixyException}.
  */
-final class WaitingRequest {
+public final class WaitingRequest {
 
-    final Instant deadline;
+    public final Instant deadline;
     /** The meters of the topic it waits for. */
-    final ConsumerMetrics.Topic meters;
+    public final ConsumerMetrics.Topic meters;
     /** The message it gets counts as acked once its transport says it was delivered (auto-ack). */
-    final boolean autoAck;
-    final Receiver receiver;
-    final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
+    public final boolean autoAck;
+    public final Receiver receiver;
+    public final CompletableFuture<ConsumedMessage> result = new CompletableFuture<>();
 
-    WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters, boolean autoAck, Receiver receiver) {
+    public WaitingRequest(Instant deadline, ConsumerMetrics.Topic meters, boolean autoAck, Receiver receiver) {
         this.deadline = deadline;
         this.meters = meters;
         this.autoAck = autoAck;

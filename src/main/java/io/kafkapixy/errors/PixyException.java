@@ -42,6 +42,17 @@ public final class PixyException extends RuntimeException {
         return new PixyException(ErrorKind.LONG_POLL_TIMEOUT, "long polling timeout");
     }
 
+    /** An ack for a partition this instance never handed out a message of (the original's text). */
+    public static PixyException acksChannelMissing(String group, String topic, int partition) {
+        return new PixyException(ErrorKind.ACK_FAILED,
+                "acks channel missing for {" + group + " " + topic + " " + partition + "}");
+    }
+
+    /** An ack for a message this instance does not hold (any more). */
+    public static PixyException ackTimeout() {
+        return new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
+    }
+
     public static PixyException tooManyRequests() {
         return new PixyException(ErrorKind.TOO_MANY_REQUESTS, "Too many requests. Consider increasing "
                 + "`consumer.channel_buffer_size` (https://github.com/mailgun/kafka-pixy/blob/master/default.yaml#L43)");

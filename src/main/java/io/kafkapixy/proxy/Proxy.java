@@ -17,7 +17,7 @@ import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.zookeeper.MixedMembershipGuard;
 import io.kafkapixy.zookeeper.ZooKeeperMembership;
 import io.kafkapixy.consumer.Consumers;
-import io.kafkapixy.consumer.ShareGroupSetup;
+import io.kafkapixy.consumer.share.ShareGroupSetup;
 import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.producer.PixyProducer;
 import io.kafkapixy.producer.ProducerSettings;

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.config.Durations;
-import io.kafkapixy.consumer.ShareGroupSetup;
+import io.kafkapixy.consumer.share.ShareGroupSetup;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
 import org.apache.kafka.clients.admin.Admin;

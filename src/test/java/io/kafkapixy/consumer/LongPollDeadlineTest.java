@@ -1,5 +1,7 @@
 package io.kafkapixy.consumer;
 
+import io.kafkapixy.consumer.share.ShareGroupSetup;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,4 +1,5 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
 
 /**
  * Makes the proxy's consumer settings a share group's own at the broker before this instance's first share consumer

@@ -1,4 +1,12 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.ConsumerMetrics;
+import io.kafkapixy.consumer.ConsumerSettings;
+import io.kafkapixy.consumer.ConsumerStream;
+import io.kafkapixy.consumer.InFlight;
+import io.kafkapixy.consumer.Receiver;
+import io.kafkapixy.consumer.WaitingRequest;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,6 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.StreamTurns;
 
 import java.time.Duration;
 import java.util.Iterator;

@@ -1,4 +1,15 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.ConsumerMetrics;
+import io.kafkapixy.consumer.ConsumerStream;
+import io.kafkapixy.consumer.Deadlines;
+import io.kafkapixy.consumer.GroupKind;
+import io.kafkapixy.consumer.InFlight;
+import io.kafkapixy.consumer.InstanceLimits;
+import io.kafkapixy.consumer.PendingConsume;
+import io.kafkapixy.consumer.Receiver;
+import io.kafkapixy.consumer.Settlement;
+import io.kafkapixy.consumer.WaitingRequest;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -28,7 +39,7 @@ import org.apache.kafka.common.errors.InvalidRecordStateException;
  * <p>Thread-safe. Before a group's first share consumer starts here, its settings are made the group's on the
  * broker ({@link ShareGroupSetup}).
  */
-final class ShareGroups implements GroupKind {
+public final class ShareGroups implements GroupKind {
 
     private static final System.Logger LOG = System.getLogger(ShareGroups.class.getName());
 
@@ -65,7 +76,7 @@ final class ShareGroups implements GroupKind {
     private final Map<Key, Failure> failures = new ConcurrentHashMap<>();
     private volatile boolean closing;
 
-    ShareGroups(ConsumerConfig config, Function<String, ShareConsumer<byte[], byte[]>> factory, ShareGroupSetup setup,
+    public ShareGroups(ConsumerConfig config, Function<String, ShareConsumer<byte[], byte[]>> factory, ShareGroupSetup setup,
                 ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines) {
         this.config = config;
         this.factory = factory;
@@ -93,16 +104,7 @@ final class ShareGroups implements GroupKind {
             if (r == null) {
                 continue;
             }
-            if (!r.result.isDone()) {
-                Deadlines.Timer timer = deadlines.at(r.deadline,
-                        () -> t.giveUp(topic, r, PixyException.longPollTimeout()));
-                r.result.whenComplete((m, e) -> timer.cancel());
-            }
-            ConsumerMetrics.Topic meters = r.meters;
-            return new PendingConsume(t, topic, r).whenComplete((m, e) -> meters.request(
-                    e == null ? ConsumerMetrics.Outcome.MESSAGE
-                            : PendingConsume.failure(e).kind() == ErrorKind.LONG_POLL_TIMEOUT
-                            ? ConsumerMetrics.Outcome.LONG_POLL_TIMEOUT : ConsumerMetrics.Outcome.ERROR));
+            return PendingConsume.parked(t, topic, r, deadlines);
         }
     }
 
@@ -248,12 +250,11 @@ final class ShareGroups implements GroupKind {
                                            AcknowledgeType how) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t == null || !t.served(partition)) {
-            return CompletableFuture.failedFuture(new PixyException(ErrorKind.ACK_FAILED,
-                    "acks channel missing for {" + group + " " + topic + " " + partition + "}"));
+            return CompletableFuture.failedFuture(PixyException.acksChannelMissing(group, topic, partition));
         }
         CompletableFuture<Void> confirmed = t.settle(partition, offset, how, true);
         if (confirmed == null) {
-            return CompletableFuture.failedFuture(ackTimeout());
+            return CompletableFuture.failedFuture(PixyException.ackTimeout());
         }
         return confirmed.orTimeout(ShareWorker.COMMIT_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS)
                 .exceptionallyCompose(e -> {
@@ -262,14 +263,10 @@ final class ShareGroups implements GroupKind {
                     return CompletableFuture.failedFuture(
                             cause instanceof InvalidRecordStateException || cause instanceof TimeoutException
                             || cause instanceof org.apache.kafka.common.errors.TimeoutException
-                                    ? ackTimeout()
+                                    ? PixyException.ackTimeout()
                                     : new PixyException(ErrorKind.ACK_FAILED, String.valueOf(cause.getMessage()),
                                     cause));
                 });
-    }
-
-    private static PixyException ackTimeout() {
-        return new PixyException(ErrorKind.ACK_FAILED, "ack timeout");
     }
 
     /** The share groups with topics on this instance, each a copy for {@link InFlight} ({@code only}: just it). */

@@ -1,4 +1,8 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.ConsumerStream;
+import io.kafkapixy.consumer.InFlight;
+import io.kafkapixy.consumer.StreamTurns;
 
 import java.time.Duration;
 import java.util.ArrayList;

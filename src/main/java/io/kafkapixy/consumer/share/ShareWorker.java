@@ -1,4 +1,5 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
 
 import java.time.Duration;
 import java.time.Instant;

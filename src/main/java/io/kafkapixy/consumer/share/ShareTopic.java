@@ -1,4 +1,13 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.ConsumerMetrics;
+import io.kafkapixy.consumer.ConsumerSettings;
+import io.kafkapixy.consumer.InFlight;
+import io.kafkapixy.consumer.ParkedRequests;
+import io.kafkapixy.consumer.Receiver;
+import io.kafkapixy.consumer.Settler;
+import io.kafkapixy.consumer.WaitingRequest;
 
 import java.time.Clock;
 import java.time.Instant;

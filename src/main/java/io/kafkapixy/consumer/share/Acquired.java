@@ -1,4 +1,7 @@
-package io.kafkapixy.consumer;
+package io.kafkapixy.consumer.share;
+
+import io.kafkapixy.consumer.ConsumedMessage;
+import io.kafkapixy.consumer.InFlight;
 
 import java.time.Duration;
 import java.time.Instant;
