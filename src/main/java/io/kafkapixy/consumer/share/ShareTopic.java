@@ -50,10 +50,11 @@ final class ShareTopic implements Settler {
     final Clock clock;
     final ConsumerMetrics.Topic meters;
     /** Makes a consumer (not started) for this topic. */
-    private final Function<ShareTopic, ShareWorker> workers;
+    final Function<ShareTopic, ShareWorker> workers;
     final Runnable onGone;
     final ShareTurns turns;
     final ShareStreams streamDesk;
+    final ShareDemand demand;
     final ReentrantLock lock = new ReentrantLock();
     final Condition changed = lock.newCondition();
     // guarded by lock
@@ -84,6 +85,7 @@ final class ShareTopic implements Settler {
         this.onGone = onGone;
         this.turns = new ShareTurns(this);
         this.streamDesk = new ShareStreams(this);
+        this.demand = new ShareDemand(this);
     }
 
     /**
@@ -267,9 +269,9 @@ final class ShareTopic implements Settler {
     void dispatch() {
         waiting.handOut(clock.instant(), () -> unhanded.isEmpty() ? null : handOut().message);
         streamDesk.dispatch();
-        grow();
+        demand.grow();
         reportOldest();
-        if (wantsPoll()) {
+        if (demand.wantsPoll()) {
             changed.signalAll();
         }
     }
@@ -331,88 +333,6 @@ final class ShareTopic implements Settler {
             meters.redeliveredAt(a.message.attempt());
         }
         return a;
-    }
-
-    /**
-     * Under the lock: clients wait that neither a record in hand nor a poll under way will serve; or clients wait,
-     * a consumer is stuck behind a slow client's record, and the pool is smaller than it takes for every partition
-     * to have a consumer besides the stuck ones (the brokers give each partition to ceil(members / partitions)
-     * members, so the stuck consumers' other partitions are served only once there are that many more).
-     */
-    boolean wantsPoll() {
-        long demand = demand();
-        if (demand <= unhanded.size()) {
-            return false;
-        }
-        if (demand > unhanded.size() + (long) polling * ConsumerSettings.SHARE_BATCH) {
-            return true;
-        }
-        Instant now = clock.instant();
-        int stuck = 0;
-        for (ShareWorker w : pool) {
-            if (w.stuck(now)) {
-                stuck++;
-            }
-        }
-        return stuck > 0 && pool.size() < (long) stuck * Math.max(1, partitions) + 1;
-    }
-
-    /** Under the lock: whether any client waits for a record (a parked request, a stream with credits). */
-    boolean hasDemand() {
-        return demand() > 0;
-    }
-
-    private long demand() {
-        long demand = waiting.demand();
-        for (ShareStream s : streams) {
-            demand += s.demand();
-        }
-        return demand;
-    }
-
-    /**
-     * The consumers a topic in use keeps ahead of demand: one more than its partitions (where known), so that the
-     * brokers give every partition to at least two of them and a consumer stuck behind a slow client never leaves a
-     * partition unserved; new members get partitions only at a heartbeat, seconds later, too late to start one then.
-     */
-    int standby() {
-        int p = partitions;
-        return p > 0 ? Math.min(config.shareConsumers(), p + 1) : 1;
-    }
-
-    /** Under the lock: whether a client asked for a record within {@code subscription_timeout}. */
-    boolean inUse(Instant now) {
-        return lastAsked != null && now.isBefore(lastAsked.plus(config.subscriptionTimeout()));
-    }
-
-    /**
-     * Under the lock: a new consumer when the topic in use has fewer than {@link #standby()}, or when records are
-     * wanted and every consumer is busy.
-     */
-    void grow() {
-        if (shutdownDeadline != null || gone || failing || pool.size() >= config.shareConsumers()) {
-            return;
-        }
-        // the first consumer starts for a client that waits; the others join it ahead of demand
-        if (!pool.isEmpty() && pool.size() < standby() && inUse(clock.instant())) {
-            start();
-            return;
-        }
-        if (!wantsPoll()) {
-            return;
-        }
-        for (ShareWorker w : pool) {
-            if (w.held.isEmpty() && !w.polling && !w.failed) {
-                return;
-            }
-        }
-        start();
-    }
-
-    private void start() {
-        ShareWorker w = workers.apply(this);
-        pool.add(w);
-        w.start();
     }
 
     /**

@@ -62,7 +62,7 @@ final class ShareTurns {
                         return leave(w);
                     }
                     // a new consumer polls once to join the group, whether or not a client waits
-                    if (t.wantsPoll() || !w.joined) {
+                    if (t.demand.wantsPoll() || !w.joined) {
                         t.polling++;
                         w.polling = true;
                         w.idleSince = null;
@@ -92,7 +92,7 @@ final class ShareTurns {
                     }
                 }
                 // a consumer held up by a slow client may want company by now
-                t.grow();
+                t.demand.grow();
                 t.changed.awaitNanos(Math.max(1, waitFor(w, now).toNanos()));
             }
         } finally {
@@ -129,7 +129,7 @@ final class ShareTurns {
      * lock.
      */
     private Duration idleFor(ShareWorker w, Instant now) {
-        if (t.hasDemand() || w.polling) {
+        if (t.demand.any() || w.polling) {
             w.idleSince = null;
             return Duration.ZERO;
         }
@@ -145,7 +145,7 @@ final class ShareTurns {
      * waits, or has a record of {@code w} out or nacked. Under the lock.
      */
     private Duration unclaimedFor(ShareWorker w, Instant now) {
-        if (t.hasDemand()) {
+        if (t.demand.any()) {
             return Duration.ZERO;
         }
         Instant since = null;
@@ -167,7 +167,7 @@ final class ShareTurns {
         if (t.pool.isEmpty() && !t.gone && (unused || t.shutdownDeadline != null)) {
             goneNow(PixyException.shuttingDown());
         } else {
-            t.grow();
+            t.demand.grow();
         }
         return ShareTurn.EXIT;
     }
