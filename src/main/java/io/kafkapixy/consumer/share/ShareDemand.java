@@ -28,7 +28,13 @@ final class ShareDemand {
         if (demand <= t.unhanded.size()) {
             return false;
         }
-        if (demand > t.unhanded.size() + (long) t.polling * ConsumerSettings.SHARE_BATCH) {
+        long coming = 0;
+        for (ShareWorker w : t.pool) {
+            if (w.polling && !w.dry) {
+                coming += ConsumerSettings.SHARE_BATCH;
+            }
+        }
+        if (demand > t.unhanded.size() + coming) {
             return true;
         }
         Instant now = t.clock.instant();
@@ -75,6 +81,10 @@ final class ShareDemand {
      */
     void grow() {
         if (t.shutdownDeadline != null || t.gone || t.failing || t.pool.size() >= t.config.shareConsumers()) {
+            return;
+        }
+        if (t.failedAt != null && t.clock.instant().isBefore(t.failedAt.plus(ShareGroups.FAILURE_HOLD))) {
+            // a consumer just failed for good: another would only fail the same way
             return;
         }
         // the first consumer starts for a client that waits; the others join it ahead of demand

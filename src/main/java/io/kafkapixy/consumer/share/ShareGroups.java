@@ -178,6 +178,11 @@ public final class ShareGroups implements GroupKind {
             int partitions = setup.startTopic(group, topic);
             if (partitions > 0) {
                 partitionCounts.put(key, partitions);
+                // a request that raced this one may have made the topic already
+                ShareTopic made = topics.get(key);
+                if (made != null) {
+                    made.partitions = partitions;
+                }
             }
         }
     }

@@ -70,6 +70,8 @@ final class ShareTopic implements Settler {
     /** The topic's number of partitions, 0 while not known. */
     volatile int partitions;
     boolean gone;
+    /** When a consumer last failed for good: no consumer starts for {@link ShareGroups#FAILURE_HOLD} after. */
+    Instant failedAt;
     /** A consumer's failure is being answered: no new consumer starts meanwhile. */
     boolean failing;
     Instant shutdownDeadline;
@@ -230,7 +232,8 @@ final class ShareTopic implements Settler {
                 turns.goneNow(PixyException.shuttingDown());
             }
             changed.signalAll();
-            pool.forEach(ShareWorker::wakeup);
+            // only a poll waits for records; a wake-up sent to a consumer doing anything else would end its next call
+            pool.stream().filter(w -> w.polling).forEach(ShareWorker::wakeup);
         } finally {
             lock.unlock();
         }

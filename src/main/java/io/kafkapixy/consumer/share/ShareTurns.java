@@ -161,6 +161,34 @@ final class ShareTurns {
         return since == null ? Duration.ZERO : Duration.between(since, now);
     }
 
+    /**
+     * The thread of {@code w} ended, however: if it did not leave through its last turn (an unexpected failure), it
+     * leaves now, and what it held is no longer this instance's (closing its consumer gave it back to the broker).
+     */
+    void exited(ShareWorker w) {
+        t.lock.lock();
+        try {
+            if (!t.pool.contains(w)) {
+                return;
+            }
+            for (Acquired a : w.held) {
+                a.lost = true;
+                release(a, true);
+                a.confirmed.completeExceptionally(
+                        new org.apache.kafka.common.errors.InvalidRecordStateException("the share consumer stopped"));
+            }
+            w.held.clear();
+            if (w.polling) {
+                t.polling--;
+                w.polling = false;
+            }
+            leave(w);
+            t.changed.signalAll();
+        } finally {
+            t.lock.unlock();
+        }
+    }
+
     private ShareTurn leave(ShareWorker w) {
         t.pool.remove(w);
         boolean unused = t.waiting.isEmpty() && t.streams.isEmpty();
@@ -189,10 +217,13 @@ final class ShareTurns {
         }
         for (Acquired a : w.held) {
             next = earlier(next, a.lockDeadline);
-            next = earlier(next, a.renewAt());
             Instant release = a.releaseDue(t.config.ackTimeout());
             if (release != null) {
                 next = earlier(next, release);
+            }
+            // a renewal only where the lock would run out before the record's release, and not one already due
+            if ((release == null || release.isAfter(a.lockDeadline)) && a.renewAt().isAfter(now)) {
+                next = earlier(next, a.renewAt());
             }
             if (a.handedAt != null && a.settlement == null) {
                 Instant stuck = a.handedAt.plus(ShareWorker.STUCK_AFTER);
@@ -256,6 +287,9 @@ final class ShareTurns {
             if (w.polling) {
                 t.polling--;
                 w.polling = false;
+                // a poll that brought nothing says this consumer's partitions are empty: its next poll is not
+                // counted on to serve waiting clients (ShareDemand)
+                w.dry = records.isEmpty();
             }
             w.joined = true;
             Duration lock = lockMs.map(ms -> Duration.ofMillis(ms)).orElse(t.config.ackTimeout());
@@ -298,7 +332,7 @@ final class ShareTurns {
                 if (!returned.contains(a.key()) && w.held.contains(a)) {
                     a.lost = true;
                     if (a.settlement == null) {
-                        release(a, true);
+                        release(a, a.releaseAt == null);
                     }
                 }
             }
@@ -336,15 +370,20 @@ final class ShareTurns {
      * A consumer's poll failed: with {@code fatal} it stops, and the topic's clients are answered {@code answer} (the
      * next request starts a consumer again).
      */
-    void failed(ShareWorker w, PixyException answer, boolean fatal) {
+    void failed(ShareWorker w, PixyException answer, boolean fatal, boolean unsent) {
         t.lock.lock();
         try {
             if (w.polling) {
                 t.polling--;
                 w.polling = false;
             }
+            if (unsent && w.unsentSince == null) {
+                // the failed poll may not have carried what was acknowledged: it goes with a flush
+                w.unsentSince = t.clock.instant();
+            }
             if (fatal) {
                 w.failed = true;
+                t.failedAt = t.clock.instant();
                 // no new consumer while the clients are answered: they would only fail the same way
                 t.failing = true;
                 try {

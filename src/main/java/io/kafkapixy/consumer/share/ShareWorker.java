@@ -61,6 +61,8 @@ final class ShareWorker {
     boolean polling;
     /** A poll returned: the consumer is a member of the group at the broker. */
     boolean joined;
+    /** Its last poll brought no record. */
+    boolean dry;
     boolean failed;
     Instant idleSince;
 
@@ -76,6 +78,7 @@ final class ShareWorker {
                     try {
                         run();
                     } finally {
+                        topic.turns.exited(this);
                         onExit.accept(this);
                     }
                 });
@@ -174,25 +177,35 @@ final class ShareWorker {
 
     /** Acknowledges {@code records} to the consumer; sends them at once with {@code now}, else with the next poll. */
     private void settle(ShareConsumer<byte[], byte[]> c, List<Acquired> records, boolean now) {
-        try {
-            for (Acquired a : records) {
+        List<Acquired> taken = new ArrayList<>(records.size());
+        for (Acquired a : records) {
+            try {
                 c.acknowledge(a.record, a.settlement);
                 sent.put(a.key(), a);
+                taken.add(a);
+            } catch (RuntimeException e) {
+                // not in the consumer's flight any more: only this one's caller learns it
+                topic.turns.unconfirmed(List.of(a), e);
             }
-        } catch (RuntimeException e) {
-            records.forEach(a -> sent.remove(a.key()));
-            topic.turns.unconfirmed(records, e);
-            return;
         }
-        if (now) {
-            send(c, records);
+        if (now && !taken.isEmpty()) {
+            send(c, taken);
+        }
+    }
+
+    /** commitSync, once more if a wake-up meant for a poll ended it (the wake-up is spent then). */
+    private Map<TopicIdPartition, Optional<KafkaException>> commit(ShareConsumer<byte[], byte[]> c) {
+        try {
+            return c.commitSync(COMMIT_TIMEOUT);
+        } catch (WakeupException e) {
+            return c.commitSync(COMMIT_TIMEOUT);
         }
     }
 
     /** Sends what was acknowledged and waits for the broker's answers to {@code records}. */
     private void send(ShareConsumer<byte[], byte[]> c, List<Acquired> records) {
         try {
-            Map<TopicIdPartition, Optional<KafkaException>> results = c.commitSync(COMMIT_TIMEOUT);
+            Map<TopicIdPartition, Optional<KafkaException>> results = commit(c);
             // answers the callback did not bring, per partition as commitSync returns them; a record whose partition
             // this commit did not carry went with an earlier poll, and its answer comes through the callback
             for (Acquired a : records) {
@@ -253,14 +266,20 @@ final class ShareWorker {
         ConsumerRecords<byte[], byte[]> back = ConsumerRecords.empty();
         try {
             for (Acquired a : records) {
-                c.acknowledge(a.record, org.apache.kafka.clients.consumer.AcknowledgeType.RENEW);
+                try {
+                    c.acknowledge(a.record, org.apache.kafka.clients.consumer.AcknowledgeType.RENEW);
+                } catch (IllegalStateException e) {
+                    // not in the consumer's flight any more: not brought back, so counted lost below
+                }
             }
-            c.commitSync(COMMIT_TIMEOUT);
+            commit(c);
             for (int i = 0; i < RENEW_POLLS && back.isEmpty(); i++) {
-                back = c.poll(POLL_WAIT);
+                try {
+                    back = c.poll(POLL_WAIT);
+                } catch (WakeupException e) {
+                    // a wake-up meant for a poll of new records: spent now, the next poll goes on
+                }
             }
-        } catch (WakeupException e) {
-            // a shutdown: what was not brought back is released by the broker when its lock runs out
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: renewing {1} record locks failed: {2}", topic.group,
                     records.size(), e.getMessage());
@@ -276,7 +295,7 @@ final class ShareWorker {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: {1}; retrying in {2}", topic.group, e.getMessage(),
                     retryBackoff);
         }
-        topic.turns.failed(this, answer, fatal);
+        topic.turns.failed(this, answer, fatal, !sent.isEmpty());
     }
 
     /** A consumer that could not even start: it leaves the pool at once. */

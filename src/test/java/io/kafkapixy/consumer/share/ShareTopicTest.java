@@ -67,6 +67,8 @@ class ShareTopicTest {
     private final List<FakeBroker> consumers = new CopyOnWriteArrayList<>();
     /** Settlements that went to the broker with a poll rather than alone. */
     private final List<String> sentWithPolls = new CopyOnWriteArrayList<>();
+    /** Offsets the consumer no longer has in flight: acknowledging them throws, as kafka-clients does. */
+    private final List<Long> notInFlight = new CopyOnWriteArrayList<>();
     /** Polls that acquired new records. */
     private final java.util.concurrent.atomic.AtomicInteger polls = new java.util.concurrent.atomic.AtomicInteger();
     /** The lock the broker grants (the group's record lock duration). */
@@ -413,6 +415,27 @@ class ShareTopicTest {
         Awaitility.await().atMost(WAIT).until(() -> topic.workers().isEmpty());
     }
 
+    @Test
+    void aRecordTheConsumerCannotAcknowledgeFailsItsOwnAckOnlyAndTheConsumerGoesOn() throws Exception {
+        broker.add(record(0, 1));
+        broker.add(record(1, 1));
+        WaitingRequest a = park();
+        WaitingRequest b = park();
+        a.result.get(10, TimeUnit.SECONDS);
+        b.result.get(10, TimeUnit.SECONDS);
+        notInFlight.add(0L);
+
+        CompletableFuture<Void> refused = topic.settle(0, 0, AcknowledgeType.ACCEPT, true);
+        CompletableFuture<Void> taken = topic.settle(0, 1, AcknowledgeType.ACCEPT, true);
+
+        taken.get(10, TimeUnit.SECONDS);
+        Awaitility.await().atMost(WAIT).until(refused::isDone);
+        assertTrue(refused.isCompletedExceptionally());
+        WaitingRequest next = park();
+        broker.add(record(2, 1));
+        assertEquals(2, next.result.get(10, TimeUnit.SECONDS).offset(), "the consumer fetches again");
+    }
+
     private WaitingRequest park() {
         return topic.park(clock.instant(), false, Receiver.ANY);
     }
@@ -495,7 +518,7 @@ class ShareTopicTest {
 
         @Override
         public synchronized void acknowledge(ConsumerRecord<byte[], byte[]> record, AcknowledgeType type) {
-            if (inFlight.remove(record.offset()) == null) {
+            if (inFlight.remove(record.offset()) == null || notInFlight.contains(record.offset())) {
                 throw new IllegalStateException("The record cannot be acknowledged.");
             }
             if (type == AcknowledgeType.RENEW) {
