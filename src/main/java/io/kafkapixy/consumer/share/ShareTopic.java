@@ -201,6 +201,29 @@ final class ShareTopic implements Settler {
         }
     }
 
+    /** The broker answered the settlement of {@code a}: {@code error} null when it took it. Once per record. */
+    void confirmed(Acquired a, Exception error) {
+        if (error != null) {
+            a.confirmed.completeExceptionally(error);
+            return;
+        }
+        if (!a.confirmed.complete(null)) {
+            return;
+        }
+        if (a.settlement == AcknowledgeType.ACCEPT) {
+            meters.acked();
+        } else if (a.settlement == AcknowledgeType.REJECT) {
+            meters.rejected();
+        } else if (!a.lockExpired) {
+            meters.released();
+        }
+    }
+
+    /** Settlements that could not be sent: their callers learn why. */
+    void unconfirmed(List<Acquired> records, RuntimeException why) {
+        records.forEach(a -> a.confirmed.completeExceptionally(why));
+    }
+
     /** Whether a message of {@code partition} was handed out from here: acks for others are not this topic's. */
     boolean served(int partition) {
         lock.lock();

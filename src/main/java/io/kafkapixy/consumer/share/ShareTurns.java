@@ -343,29 +343,6 @@ final class ShareTurns {
         acquired(w, back, lockMs, sentAt);
     }
 
-    /** The broker answered the settlement of {@code a}: {@code error} null when it took it. Once per record. */
-    void confirmed(Acquired a, Exception error) {
-        if (error != null) {
-            a.confirmed.completeExceptionally(error);
-            return;
-        }
-        if (!a.confirmed.complete(null)) {
-            return;
-        }
-        if (a.settlement == AcknowledgeType.ACCEPT) {
-            t.meters.acked();
-        } else if (a.settlement == AcknowledgeType.REJECT) {
-            t.meters.rejected();
-        } else if (!a.lockExpired) {
-            t.meters.released();
-        }
-    }
-
-    /** Settlements that could not be sent: their callers learn why. */
-    void unconfirmed(List<Acquired> records, RuntimeException why) {
-        records.forEach(a -> a.confirmed.completeExceptionally(why));
-    }
-
     /**
      * A consumer's poll failed: with {@code fatal} it stops, and the topic's clients are answered {@code answer} (the
      * next request starts a consumer again).

@@ -185,7 +185,7 @@ final class ShareWorker {
                 taken.add(a);
             } catch (RuntimeException e) {
                 // not in the consumer's flight any more: only this one's caller learns it
-                topic.turns.unconfirmed(List.of(a), e);
+                topic.unconfirmed(List.of(a), e);
             }
         }
         if (now && !taken.isEmpty()) {
@@ -214,7 +214,7 @@ final class ShareWorker {
                                      && e.getKey().partition() == a.record.partition())
                         .findFirst().map(Map.Entry::getValue);
                 if (answer.isPresent() && sent.remove(a.key()) != null) {
-                    topic.turns.confirmed(a, answer.get().orElse(null));
+                    topic.confirmed(a, answer.get().orElse(null));
                 }
             }
         } catch (WakeupException e) {
@@ -223,7 +223,7 @@ final class ShareWorker {
             LOG.log(System.Logger.Level.WARNING, "Group {0}: settling {1} records failed: {2}", topic.group,
                     records.size(), e.getMessage());
             records.forEach(a -> sent.remove(a.key()));
-            topic.turns.unconfirmed(records, e);
+            topic.unconfirmed(records, e);
         }
     }
 
@@ -232,7 +232,7 @@ final class ShareWorker {
         offsets.forEach((tip, set) -> set.forEach(offset -> {
             Acquired a = sent.remove(new Acquired.Key(tip.partition(), offset));
             if (a != null) {
-                topic.turns.confirmed(a, error);
+                topic.confirmed(a, error);
             }
         }));
     }
