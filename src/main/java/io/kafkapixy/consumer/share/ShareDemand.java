@@ -28,9 +28,13 @@ final class ShareDemand {
         if (demand <= t.unhanded.size()) {
             return false;
         }
+        // a poll under way may bring a batch; one after an empty poll is not counted on where the consumers have
+        // partitions of their own (with one partition, every consumer reads the same records: another would find
+        // nothing more, and two fetching at once would hand a lone client the partition's records out of order)
+        boolean ownPartitions = t.partitions > 1;
         long coming = 0;
         for (ShareWorker w : t.pool) {
-            if (w.polling && !w.dry) {
+            if (w.polling && !(w.dry && ownPartitions)) {
                 coming += ConsumerSettings.SHARE_BATCH;
             }
         }
@@ -61,13 +65,15 @@ final class ShareDemand {
     }
 
     /**
-     * The consumers a topic in use keeps ahead of demand: one more than its partitions (where known), so that the
-     * brokers give every partition to at least two of them and a consumer stuck behind a slow client never leaves a
-     * partition unserved; new members get partitions only at a heartbeat, seconds later, too late to start one then.
+     * The consumers a topic of several partitions keeps ahead of demand while in use: one more than its partitions,
+     * so that the brokers give every partition to at least two of them and a consumer stuck behind a slow client never
+     * leaves a partition unserved; new members get partitions only at a heartbeat, seconds later, too late to start
+     * one then. A topic of one partition (or not known) keeps none ahead: two consumers fetching from one partition
+     * at once would hand a lone client its records out of order; a stuck consumer there gets company on demand.
      */
     int standby() {
         int p = t.partitions;
-        return p > 0 ? Math.min(t.config.shareConsumers(), p + 1) : 1;
+        return p > 1 ? Math.min(t.config.shareConsumers(), p + 1) : 1;
     }
 
     /** Under the lock: whether a client asked for a record within {@code subscription_timeout}. */

@@ -11,7 +11,6 @@ import io.kafkapixy.consumer.WaitingRequest;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -59,7 +58,8 @@ final class ShareTopic implements Settler {
     final Condition changed = lock.newCondition();
     // guarded by lock
     final ParkedRequests waiting = new ParkedRequests();
-    final ArrayDeque<Acquired> unhanded = new ArrayDeque<>();
+    /** Acquired records no client has, in offset order within each partition (see {@link #addUnhanded}). */
+    final java.util.LinkedList<Acquired> unhanded = new java.util.LinkedList<>();
     final Map<Acquired.Key, Acquired> out = new HashMap<>();
     private final Set<Integer> served = new HashSet<>();
     final List<ShareWorker> pool = new ArrayList<>();
@@ -347,6 +347,34 @@ final class ShareTopic implements Settler {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock: {@code a} waits for a client, behind the records of its partition with lower offsets. Several
+     * consumers may fetch from one partition at once and their answers arrive in any order; a client reading alone
+     * still gets a partition's records oldest first.
+     */
+    void addUnhanded(Acquired a) {
+        java.util.ListIterator<Acquired> it = unhanded.listIterator(unhanded.size());
+        while (it.hasPrevious()) {
+            Acquired before = it.previous();
+            if (before.record.partition() == a.record.partition() && before.record.offset() < a.record.offset()) {
+                it.next();
+                it.add(a);
+                return;
+            }
+        }
+        // no lower offset of its partition waits: behind the other partitions' records, before its own
+        java.util.ListIterator<Acquired> front = unhanded.listIterator();
+        while (front.hasNext()) {
+            Acquired next = front.next();
+            if (next.record.partition() == a.record.partition()) {
+                front.previous();
+                front.add(a);
+                return;
+            }
+        }
+        unhanded.addLast(a);
     }
 
     Acquired handOut() {

@@ -22,8 +22,11 @@ sealed interface ShareTurn {
     record Flush() implements ShareTurn {
     }
 
-    /** Fetch new records: every record of the last poll is settled. */
-    record Poll() implements ShareTurn {
+    /**
+     * Fetch new records: every record of the last poll is settled. {@code join}: a new consumer's first poll, made
+     * whether or not a client waits, which joins the group at the broker.
+     */
+    record Poll(boolean join) implements ShareTurn {
     }
 
     /** Renew the broker's locks on these records (every unsettled record of the last poll), then take them back. */
@@ -35,6 +38,7 @@ sealed interface ShareTurn {
     }
 
     ShareTurn FLUSH = new Flush();
-    ShareTurn POLL = new Poll();
+    ShareTurn POLL = new Poll(false);
+    ShareTurn JOIN = new Poll(true);
     ShareTurn EXIT = new Exit();
 }

@@ -62,12 +62,13 @@ final class ShareTurns {
                         return leave(w);
                     }
                     // a new consumer polls once to join the group, whether or not a client waits
-                    if (t.demand.wantsPoll() || !w.joined) {
+                    boolean join = !w.joined;
+                    if (join || t.demand.wantsPoll()) {
                         t.polling++;
                         w.polling = true;
                         w.idleSince = null;
                         w.unsentSince = null;
-                        return ShareTurn.POLL;
+                        return join ? ShareTurn.JOIN : ShareTurn.POLL;
                     }
                     if (w.unsentSince != null) {
                         // no fetch comes next to carry what was acknowledged: it goes now
@@ -308,7 +309,7 @@ final class ShareTurns {
                 if (t.shutdownDeadline != null) {
                     a.settlement = AcknowledgeType.RELEASE;
                 } else {
-                    t.unhanded.addLast(a);
+                    t.addUnhanded(a);
                 }
             }
             t.dispatch();

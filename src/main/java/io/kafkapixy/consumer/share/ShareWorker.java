@@ -153,7 +153,7 @@ final class ShareWorker {
                 switch (turn) {
                     case ShareTurn.Settle s -> settle(c, s.records(), s.sendNow());
                     case ShareTurn.Flush f -> send(c, List.copyOf(sent.values()));
-                    case ShareTurn.Poll p -> poll(c);
+                    case ShareTurn.Poll p -> poll(c, POLL_WAIT);
                     case ShareTurn.Renew r -> renew(c, r.records());
                     case ShareTurn.Exit e -> throw new IllegalStateException("handled above");
                 }
@@ -237,12 +237,12 @@ final class ShareWorker {
         }));
     }
 
-    private void poll(ShareConsumer<byte[], byte[]> c) {
+    private void poll(ShareConsumer<byte[], byte[]> c, Duration wait) {
         ConsumerRecords<byte[], byte[]> records;
         // the broker's locks start before the answer arrives: counted from here, they end here no later than there
         java.time.Instant polledAt = topic.clock.instant();
         try {
-            records = c.poll(POLL_WAIT);
+            records = c.poll(wait);
         } catch (WakeupException e) {
             records = ConsumerRecords.empty();
         } catch (RetriableException | InterruptException e) {

@@ -436,6 +436,21 @@ class ShareTopicTest {
         assertEquals(2, next.result.get(10, TimeUnit.SECONDS).offset(), "the consumer fetches again");
     }
 
+    @Test
+    void recordsOfAPartitionWaitOldestFirstWhateverOrderTheirFetchesAnsweredIn() {
+        topic.lock.lock();
+        try {
+            for (long[] r : new long[][] {{0, 3}, {1, 7}, {0, 2}, {0, 4}}) {
+                topic.addUnhanded(new Acquired(null, new ConsumerRecord<>(TOPIC, (int) r[0], r[1], null, new byte[0]),
+                        ACK_TIMEOUT, clock.instant(), clock.instant()));
+            }
+            assertEquals(List.of("0/2", "0/3", "0/4", "1/7"), topic.unhanded.stream()
+                    .map(a -> a.record.partition() + "/" + a.record.offset()).toList());
+        } finally {
+            topic.lock.unlock();
+        }
+    }
+
     private WaitingRequest park() {
         return topic.park(clock.instant(), false, Receiver.ANY);
     }
