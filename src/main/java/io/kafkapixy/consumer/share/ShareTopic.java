@@ -58,8 +58,7 @@ final class ShareTopic implements Settler {
     final Condition changed = lock.newCondition();
     // guarded by lock
     final ParkedRequests waiting = new ParkedRequests();
-    /** Acquired records no client has, in offset order within each partition (see {@link #addUnhanded}). */
-    final java.util.LinkedList<Acquired> unhanded = new java.util.LinkedList<>();
+    final WaitingRecords unhanded = new WaitingRecords();
     final Map<Acquired.Key, Acquired> out = new HashMap<>();
     private final Set<Integer> served = new HashSet<>();
     final List<ShareWorker> pool = new ArrayList<>();
@@ -247,7 +246,7 @@ final class ShareTopic implements Settler {
             }
             failWaiting(PixyException.shuttingDown());
             Acquired a;
-            while ((a = unhanded.pollFirst()) != null) {
+            while ((a = unhanded.poll()) != null) {
                 a.settlement = AcknowledgeType.RELEASE;
             }
             streams.forEach(ShareStream::drain);
@@ -326,7 +325,7 @@ final class ShareTopic implements Settler {
             Set<Acquired> all = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
             pool.forEach(w -> all.addAll(w.held));
             all.addAll(out.values());
-            all.addAll(unhanded);
+            unhanded.forEach(all::add);
             List<Acquired> oldestFirst = new ArrayList<>(all);
             oldestFirst.sort(java.util.Comparator.comparing((Acquired a) -> a.acquiredAt));
             List<InFlight.Message> acquired = new ArrayList<>();
@@ -349,36 +348,8 @@ final class ShareTopic implements Settler {
         }
     }
 
-    /**
-     * Under the lock: {@code a} waits for a client, behind the records of its partition with lower offsets. Several
-     * consumers may fetch from one partition at once and their answers arrive in any order; a client reading alone
-     * still gets a partition's records oldest first.
-     */
-    void addUnhanded(Acquired a) {
-        java.util.ListIterator<Acquired> it = unhanded.listIterator(unhanded.size());
-        while (it.hasPrevious()) {
-            Acquired before = it.previous();
-            if (before.record.partition() == a.record.partition() && before.record.offset() < a.record.offset()) {
-                it.next();
-                it.add(a);
-                return;
-            }
-        }
-        // no lower offset of its partition waits: behind the other partitions' records, before its own
-        java.util.ListIterator<Acquired> front = unhanded.listIterator();
-        while (front.hasNext()) {
-            Acquired next = front.next();
-            if (next.record.partition() == a.record.partition()) {
-                front.previous();
-                front.add(a);
-                return;
-            }
-        }
-        unhanded.addLast(a);
-    }
-
     Acquired handOut() {
-        Acquired a = unhanded.pollFirst();
+        Acquired a = unhanded.poll();
         a.handedAt = clock.instant();
         lastAsked = a.handedAt;
         out.put(a.key(), a);

@@ -309,7 +309,7 @@ final class ShareTurns {
                 if (t.shutdownDeadline != null) {
                     a.settlement = AcknowledgeType.RELEASE;
                 } else {
-                    t.addUnhanded(a);
+                    t.unhanded.add(a);
                 }
             }
             t.dispatch();

@@ -441,7 +441,7 @@ class ShareTopicTest {
         topic.lock.lock();
         try {
             for (long[] r : new long[][] {{0, 3}, {1, 7}, {0, 2}, {0, 4}}) {
-                topic.addUnhanded(new Acquired(null, new ConsumerRecord<>(TOPIC, (int) r[0], r[1], null, new byte[0]),
+                topic.unhanded.add(new Acquired(null, new ConsumerRecord<>(TOPIC, (int) r[0], r[1], null, new byte[0]),
                         ACK_TIMEOUT, clock.instant(), clock.instant()));
             }
             assertEquals(List.of("0/2", "0/3", "0/4", "1/7"), topic.unhanded.stream()
