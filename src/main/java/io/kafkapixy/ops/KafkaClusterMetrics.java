@@ -159,8 +159,8 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
                     + "archived at the broker; the other modes ack them, and count them in acks too)", tags);
             releases = metrics.counter("kafkapixy.consume.releases", "Share groups: messages released to the broker "
                     + "to be delivered again (a nack, no client left to take it, a shutdown)", tags);
-            lockExpiries = metrics.counter("kafkapixy.consume.lock.expiries",
-                    "Share groups: messages whose record lock (ack_timeout) ran out before their ack", tags);
+            lockExpiries = metrics.counter("kafkapixy.consume.lock.expiries", "Share groups: messages whose "
+                    + "ack_timeout (from hand-out) or record lock ran out before their ack", tags);
             deliveryCounts = metrics.summary("kafkapixy.consume.redelivery.attempts",
                     "The delivery number of each message delivered again (2 for the first redelivery)", tags);
             redeliveries = metrics.counter("kafkapixy.consume.redeliveries",

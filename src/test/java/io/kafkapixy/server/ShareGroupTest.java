@@ -474,8 +474,9 @@ class ShareGroupTest {
         try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "share-r",
                 ConsumerSettingsBuilder.fast().shareMembership().ackTimeout(ackTimeout)
                         .longPollingTimeout(Duration.ofSeconds(5))))) {
-            JsonObject first = take(pixy, "&noAck");
+            // no later than the hand-out: the answer reaches this client some time after the proxy handed it out
             long firstOut = System.nanoTime();
+            JsonObject first = take(pixy, "&noAck");
             assertEquals("m0", value(first));
             // m1 came with the same fetch and waits here until its lock has run two thirds of its course
             Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
