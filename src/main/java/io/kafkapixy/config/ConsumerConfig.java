@@ -89,11 +89,20 @@ public final class ConsumerConfig {
             "share groups: the share consumers one group and topic may use on this instance, each fetching up to "
             + "128 records at a time for the clients that wait");
 
+    public static final ConfigKey<String> DEAD_LETTER_TOPIC = ConfigKey.of(
+            "proxies.<name>.consumer.dead_letter_topic", Type.STRING, "",
+            new Bound<>(ConsumerConfig::validDeadLetterTopic,
+                    "must be a topic name (letters, digits, '.', '_', '-'), `{topic}` standing for the message's topic",
+                    ""),
+            "where a message goes whose `max_retries` ran out or that a client rejected, with headers saying where "
+            + "it came from and why, before it is settled; `{topic}` stands for the message's topic (e.g. "
+            + "`{topic}.dlt`). Unset: such messages are dropped, as the original does. See Dead-letter topic");
+
     /** The section's keys, in the order the config summary and the README list them. */
     public static final List<ConfigKey<?>> KEYS = List.of(DISABLED, ACK_TIMEOUT, CHANNEL_BUFFER_SIZE,
             FETCH_MAX_BYTES, FETCH_MAX_WAIT, LONG_POLLING_TIMEOUT, MAX_PENDING_MESSAGES, MAX_RETRIES,
             OFFSETS_COMMIT_INTERVAL, REBALANCE_DELAY, RETRY_BACKOFF, SUBSCRIPTION_TIMEOUT, SHUTDOWN_TIMEOUT,
-            SESSION_TIMEOUT, MEMBERSHIP, SHARE_GROUPS, SHARE_CONSUMERS);
+            SESSION_TIMEOUT, MEMBERSHIP, SHARE_GROUPS, SHARE_CONSUMERS, DEAD_LETTER_TOPIC);
 
     public static final ConsumerConfig DEFAULT = new ConsumerConfig(Settings.defaults(KEYS));
 
@@ -183,6 +192,21 @@ public final class ConsumerConfig {
 
     public int shareConsumers() {
         return values.get(SHARE_CONSUMERS);
+    }
+
+    /** The dead-letter topic's name template; empty when none is set. */
+    public String deadLetterTopic() {
+        return values.get(DEAD_LETTER_TOPIC);
+    }
+
+    /** Empty, or a legal Kafka topic name once each {@code {topic}} is replaced by one. */
+    static boolean validDeadLetterTopic(String template) {
+        if (template.isEmpty()) {
+            return true;
+        }
+        String sample = template.replace("{topic}", "t");
+        return sample.length() <= 249 && sample.matches("[a-zA-Z0-9._-]+") && !sample.equals(".")
+               && !sample.equals("..");
     }
 
     /** Whether {@code group} is a share group here: {@code membership: share}, or named in {@code share_groups}. */

@@ -39,6 +39,7 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
     private final GroupGuard guard;
     private final Deadlines deadlines;
     private final StartGate starts;
+    private final DeadLettering letters;
     /** The member of each group that takes new requests. */
     private final Map<String, GroupConsumer> accepting = new ConcurrentHashMap<>();
     /** Per group, every member not done yet, including ones leaving: they still hold partitions and take acks. */
@@ -65,7 +66,8 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
 
     ClassicGroups(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
                   OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard,
-                  ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts) {
+                  ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
+                  DeadLettering letters) {
         this.config = config;
         this.kafkaFactory = kafkaFactory;
         this.committedOffsets = committedOffsets;
@@ -76,6 +78,7 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
         this.clock = clock;
         this.deadlines = deadlines;
         this.starts = starts;
+        this.letters = letters;
     }
 
     @Override
@@ -115,18 +118,36 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
         if (!served(group, topic, partition)) {
             return CompletableFuture.failedFuture(PixyException.acksChannelMissing(group, topic, partition));
         }
-        if (!ackHeld(group, topic, partition, offset)) {
+        if (how == Settlement.REJECT) {
+            // a partition this member gave up may be held by another member here that is still leaving
+            Members members = live.get(group);
+            if (members != null) {
+                for (GroupConsumer g : members.consumers) {
+                    CompletableFuture<Void> settled = g.reject(topic, partition, offset);
+                    if (settled != null) {
+                        return settled;
+                    }
+                }
+            }
             return CompletableFuture.failedFuture(PixyException.ackTimeout());
         }
-        if (how == Settlement.REJECT) {
-            rejected(group, topic);
-        }
-        return CompletableFuture.completedFuture(null);
+        boolean held = how == Settlement.ACK ? ackHeld(group, topic, partition, offset)
+                : anyMember(group, g -> g.renew(topic, partition, offset));
+        return held ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.failedFuture(PixyException.ackTimeout());
     }
 
-    @Override
-    public void rejected(String group, String topic) {
-        metrics.rejected(group, topic, GroupState.modeOf(config));
+    private boolean anyMember(String group, java.util.function.Predicate<GroupConsumer> action) {
+        Members members = live.get(group);
+        if (members == null) {
+            return false;
+        }
+        for (GroupConsumer g : members.consumers) {
+            if (action.test(g)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -144,16 +165,7 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
 
     @Override
     public boolean ackHeld(String group, String topic, int partition, long offset) {
-        Members members = live.get(group);
-        if (members == null) {
-            return false;
-        }
-        for (GroupConsumer g : members.consumers) {
-            if (g.ack(topic, partition, offset)) {
-                return true;
-            }
-        }
-        return false;
+        return anyMember(group, g -> g.ack(topic, partition, offset));
     }
 
     /** A new member made through a guard that may ask ZooKeeper (the mixed-membership guard) may wait. */
@@ -204,7 +216,7 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
             InstanceLimits.Slot slot = limits.enterGroup();
             GroupConsumer[] created = new GroupConsumer[1];
             created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> kafkaFactory.apply(name),
-                    memberships, metrics, memberships.revokeWaitLimit(), starts, () -> {
+                    memberships, metrics, memberships.revokeWaitLimit(), starts, letters, () -> {
                         forget(name, created[0]);
                         slot.close();
                     });

@@ -101,6 +101,18 @@ public interface ConsumerMetrics {
         default void lockExpired() {
         }
 
+        /** A client holding a message restarted its {@code ack_timeout}. */
+        default void renewed() {
+        }
+
+        /** A message was written to the dead-letter topic (and is then settled). */
+        default void deadLettered(DeadLetter.Reason reason) {
+        }
+
+        /** The dead-letter topic refused a message: it stays unsettled and is tried again. */
+        default void deadLetterFailed() {
+        }
+
         /** A message was handed out for its {@code attempt}-th delivery, 2 or more. */
         default void redeliveredAt(int attempt) {
             redelivered();

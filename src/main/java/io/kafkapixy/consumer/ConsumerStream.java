@@ -46,7 +46,7 @@ public interface ConsumerStream {
         }
     }
 
-    /** A message to ack, reject or nack. */
+    /** A message to ack, reject, renew or nack. */
     record Ack(String topic, int partition, long offset) {
     }
 
@@ -65,6 +65,12 @@ public interface ConsumerStream {
 
     /** Rejects messages ("never deliver this again", see {@link Settlement#REJECT}); returns how many were not taken. */
     int reject(List<Ack> rejects);
+
+    /**
+     * Restarts the {@code ack_timeout} of messages out with clients of the group here (see {@link Settlement#RENEW});
+     * returns how many were not.
+     */
+    int renew(List<Ack> renewals);
 
     /**
      * Gives back a message this stream was handed: it is offered again (to this stream or another client) after

@@ -52,10 +52,10 @@ public final class Consumers implements AutoCloseable {
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
                      Membership.Factory memberships, GroupGuard guard, ShareGroupSetup shareSetup,
-                     ConsumerMetrics metrics, InstanceLimits limits, Clock clock) {
+                     ConsumerMetrics metrics, InstanceLimits limits, Clock clock, DeadLetters deadLetters) {
         this(config, ConsumerSettings.classicFactory(config, kafkaCommon), committedOffsets, memberships, guard,
                 metrics, limits, clock, Deadlines.onThread("consume-deadlines", clock), StartGate.process(),
-                ConsumerSettings.shareFactory(config, kafkaCommon), shareSetup);
+                ConsumerSettings.shareFactory(config, kafkaCommon), shareSetup, new DeadLettering(deadLetters));
     }
 
     /**
@@ -66,13 +66,23 @@ public final class Consumers implements AutoCloseable {
               OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
               InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
               Function<String, ShareConsumer<byte[], byte[]>> shareFactory, ShareGroupSetup shareSetup) {
+        this(config, kafkaFactory, committedOffsets, memberships, guard, metrics, limits, clock, deadlines, starts,
+                shareFactory, shareSetup, DeadLettering.NONE);
+    }
+
+    /** As above, with dead letters going to {@code letters} (tests). */
+    Consumers(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
+              OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
+              InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
+              Function<String, ShareConsumer<byte[], byte[]>> shareFactory, ShareGroupSetup shareSetup,
+              DeadLettering letters) {
         this.config = config;
         this.deadlines = deadlines;
         this.limits = limits;
         this.clock = clock;
         this.classic = new ClassicGroups(config, kafkaFactory, committedOffsets, memberships, guard, metrics, limits,
-                clock, deadlines, starts);
-        this.share = new ShareGroups(config, shareFactory, shareSetup, metrics, limits, clock, deadlines);
+                clock, deadlines, starts, letters);
+        this.share = new ShareGroups(config, shareFactory, shareSetup, metrics, limits, clock, deadlines, letters);
         metrics.settings(config.ackTimeout(), config.maxRetries());
     }
 
@@ -181,9 +191,10 @@ public final class Consumers implements AutoCloseable {
     }
 
     /**
-     * Settles a message this instance returned: an ack, or a reject ({@link Settlement}). Completes at once except in
-     * share groups, where it completes when the broker took it; it fails with a {@link PixyException} as
-     * {@link #ack} throws. Never blocks.
+     * Settles a message this instance returned: an ack, a reject or a renewal ({@link Settlement}). Completes at once
+     * except in share groups, where it completes when the broker took it, and for a reject when a dead-letter topic is
+     * set, once the dead letter is written and the message settled; it fails with a {@link PixyException} as
+     * {@link #ack} throws, and for a reject also when the dead letter was not written. Never blocks.
      */
     public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
         return kind(group).settle(group, topic, partition, offset, how);

@@ -88,6 +88,9 @@ final class FetchBuffer {
             Instant now = state.clock.instant();
             states.forEach((tp, p) -> {
                 state.assigned.put(tp, p);
+                if (state.letters.enabled()) {
+                    p.giveUpTo(state.letters);
+                }
                 state.topics.computeIfAbsent(tp.topic(), name -> {
                     TopicState t = new TopicState(name, now, state.metrics.topic(state.group, name, state.mode()));
                     t.expire();

@@ -3,6 +3,7 @@ package io.kafkapixy.consumer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import io.kafkapixy.offset.store.OffsetStore;
@@ -36,10 +37,11 @@ final class GroupConsumer {
      */
     GroupConsumer(String group, ConsumerConfig config, Clock clock, OffsetStore committedOffsets,
                   Supplier<Consumer<byte[], byte[]>> kafkaFactory, Membership.Factory memberships,
-                  ConsumerMetrics metrics, Duration revokeWaitLimit, StartGate starts, Runnable onDone) {
+                  ConsumerMetrics metrics, Duration revokeWaitLimit, StartGate starts, DeadLettering letters,
+                  Runnable onDone) {
         this.clock = clock;
         this.onDone = onDone;
-        this.state = new GroupState(group, config, clock, metrics);
+        this.state = new GroupState(group, config, clock, metrics, letters);
         MemberLoop loop = new MemberLoop(state, config, clock, committedOffsets, kafkaFactory, memberships, metrics,
                 revokeWaitLimit, starts);
         this.thread = Thread.ofPlatform().name("group-" + group).daemon().unstarted(() -> {
@@ -91,6 +93,19 @@ final class GroupConsumer {
     /** Acks a message of a partition held here, also while closing; false when the partition is not held here. */
     boolean ack(String topic, int partition, long offset) {
         return state.ack(topic, partition, offset);
+    }
+
+    /** See {@link GroupState#renew}. */
+    boolean renew(String topic, int partition, long offset) {
+        return state.renew(topic, partition, offset);
+    }
+
+    /**
+     * Rejects a message out with a client here: dead-lettered first when a dead-letter topic is set, else acked. Null
+     * when it is not out with a client here; else completes once it is settled.
+     */
+    CompletableFuture<Void> reject(String topic, int partition, long offset) {
+        return state.letters.reject(topic, partition, offset);
     }
 
     /** Answers parked requests {@code service is shutting down}; the owning thread then commits and leaves. */

@@ -52,8 +52,13 @@ final class GroupState implements Settler {
     final FetchBuffer fetches;
     final CommitBook commits;
     final StreamDelivery streams;
+    final DeadLetterDesk letters;
 
     GroupState(String group, ConsumerConfig config, Clock clock, ConsumerMetrics metrics) {
+        this(group, config, clock, metrics, DeadLettering.NONE);
+    }
+
+    GroupState(String group, ConsumerConfig config, Clock clock, ConsumerMetrics metrics, DeadLettering letters) {
         this.group = group;
         this.config = config;
         this.clock = clock;
@@ -61,6 +66,7 @@ final class GroupState implements Settler {
         this.fetches = new FetchBuffer(this);
         this.commits = new CommitBook(this);
         this.streams = new StreamDelivery(this);
+        this.letters = new DeadLetterDesk(this, letters);
     }
 
     String group() {
@@ -229,6 +235,21 @@ final class GroupState implements Settler {
                 }
             }
             fetches.refillIfWanted();
+            return true;
+        });
+    }
+
+    /**
+     * A client holding a message restarts its {@code ack_timeout} from now; false when it is not out with a client
+     * here (acked, waiting to be offered again, given up, or its partition gone).
+     */
+    boolean renew(String topic, int partition, long offset) {
+        return locked(() -> {
+            PartitionState p = assigned.get(new TopicPartition(topic, partition));
+            if (p == null || !p.renew(offset, clock.instant().plus(config.ackTimeout()))) {
+                return false;
+            }
+            p.metrics().renewed();
             return true;
         });
     }

@@ -29,8 +29,9 @@ public final class MessageStream implements ConsumerStream, StreamTurns.Taker<Co
         /** Acks a message of a partition another member here may still hold; false when none does. */
         boolean ackHeld(String group, String topic, int partition, long offset);
 
-        /** A client rejected a message of the group's topic, taken as an ack: counted apart. */
-        void rejected(String group, String topic);
+        /** Settles a message out with a client of the group here, as the unary calls do ({@link GroupKind#settle}). */
+        java.util.concurrent.CompletableFuture<Void> settle(String group, String topic, int partition, long offset,
+                                                            Settlement how);
     }
 
     /** What an ended stream leaves to give back: taken and never sent, and held (sent, not acked or nacked). */
@@ -97,16 +98,26 @@ public final class MessageStream implements ConsumerStream, StreamTurns.Taker<Co
     }
 
     /**
-     * Rejects messages ("never deliver this again"): acked as {@link #ack} does, and counted apart. Returns how many
-     * were not taken.
+     * Rejects messages ("never deliver this again"), as the unary Reject does; returns how many were not taken (not
+     * out with a client of the group here). A dead letter that is not written leaves its message out, no longer with
+     * this stream: it comes again after its ack_timeout.
      */
     @Override
     public int reject(List<Ack> rejects) {
+        return settle(rejects, Settlement.REJECT);
+    }
+
+    /** Restarts the ack_timeout of messages out with clients of the group here; returns how many were not. */
+    @Override
+    public int renew(List<Ack> renewals) {
+        return settle(renewals, Settlement.RENEW);
+    }
+
+    private int settle(List<Ack> refs, Settlement how) {
         int notHeld = 0;
-        for (Ack r : rejects) {
-            if (ack(List.of(r)) == 0) {
-                owner.rejected(group, r.topic());
-            } else {
+        for (Ack r : refs) {
+            var settled = owner.settle(group, r.topic(), r.partition(), r.offset(), how);
+            if (settled.isCompletedExceptionally()) {
                 notHeld++;
             }
         }

@@ -27,15 +27,16 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionState {
 
     private static final System.Logger LOG = System.getLogger(PartitionState.class.getName());
+    /** A partition on its way out waits by slices of this while a dead letter of it is being written. */
+    private static final Duration LETTER_WAIT = Duration.ofMillis(100);
 
     final TopicPartition tp;
     private final OffsetTracker tracker;
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> fetched = new ArrayDeque<>();
     /** Messages out with clients and not acked, by offset, with when each was first handed out. */
     private final Map<Long, Out> offered = new HashMap<>();
-    /** Offsets with no record (transaction markers, compacted or deleted records): {from, to} pairs, ascending. */
-    private final ArrayDeque<long[]> gaps = new ArrayDeque<>();
-    private long nextExpected;
+    /** Offsets with no record, skipped by the committed offset. */
+    private final RecordGaps gaps;
     /** A retry taken from the tracker, waiting for a request (the original's one-slot output). */
     private Offer dueRetry;
     private long submittedOffset;
@@ -49,6 +50,10 @@ final class PartitionState {
     private long endOffset = -1;
     /** The meters of the topic this partition is served under; set when it joins its {@link TopicState}. */
     private ConsumerMetrics.Topic metrics = ConsumerMetrics.Topic.NONE;
+    /** Messages whose dead letter is being written, out of circulation. */
+    final Lettering lettering;
+    /** Where a message whose retries ran out goes; null: dropped as if acked, as the original does. */
+    private Lettering.Exhausted exhausted;
 
     /**
      * {@code committed} is what Kafka has for the partition now (so an unchanged state is not committed again);
@@ -57,49 +62,22 @@ final class PartitionState {
     PartitionState(TopicPartition tp, OffsetTracker tracker, OffsetAndMetadata committed, long fetchFrom) {
         this.tp = tp;
         this.tracker = tracker;
-        this.nextExpected = fetchFrom;
+        this.gaps = new RecordGaps(tracker, fetchFrom);
         this.submittedOffset = committed == null ? -1 : committed.offset();
         this.lastSubmitted = submittedOffset;
         this.submittedMetadata = committed == null ? "" : committed.metadata();
+        this.lettering = new Lettering(tp, tracker, offered);
     }
 
-    /**
-     * Buffers a fetched record. Offsets skipped between fetched records hold no message (transaction markers,
-     * compaction, deleted segments); they count as acked once everything before them is, so the committed offset
-     * does not stall below them (the original's would).
-     */
+    /** Buffers a fetched record; see {@link RecordGaps#fetched} for the offsets it skipped. */
     void addFetched(ConsumerRecord<byte[], byte[]> record) {
-        long offset = record.offset();
-        if (offset > nextExpected) {
-            gaps.addLast(new long[]{nextExpected, offset});
-            closeGaps();
-        }
-        if (offset >= nextExpected) {
-            nextExpected = offset + 1;
-        }
+        gaps.fetched(record.offset());
         fetched.addLast(record);
     }
 
-    /**
-     * The consumer's fetch position moved to {@code position}: offsets below it that were not fetched hold no
-     * record (a transaction marker at the end of the log is only seen this way, as no record follows it).
-     */
+    /** The consumer's fetch position moved to {@code position}; see {@link RecordGaps#fetchedUpTo}. */
     void fetchedUpTo(long position) {
-        if (position > nextExpected) {
-            gaps.addLast(new long[]{nextExpected, position});
-            nextExpected = position;
-            closeGaps();
-        }
-    }
-
-    private void closeGaps() {
-        long[] gap;
-        while ((gap = gaps.peekFirst()) != null && tracker.offset() >= gap[0]) {
-            gaps.pollFirst();
-            if (tracker.offset() < gap[1]) {
-                tracker.adjust(gap[1]);
-            }
-        }
+        gaps.fetchedUpTo(position);
     }
 
     int offeredCount() {
@@ -118,6 +96,15 @@ final class PartitionState {
 
     void reportTo(ConsumerMetrics.Topic topicMetrics) {
         this.metrics = topicMetrics;
+    }
+
+    ConsumerMetrics.Topic metrics() {
+        return metrics;
+    }
+
+    /** From now on a message whose retries ran out goes to {@code to} instead of being dropped. */
+    void giveUpTo(Lettering.Exhausted to) {
+        this.exhausted = to;
     }
 
     void startRevoking() {
@@ -176,6 +163,13 @@ final class PartitionState {
             Offer offer = retry.get();
             if (maxRetries >= 0 && offer.retryNo() > maxRetries) {
                 Out out = offered.get(offer.offset());
+                if (exhausted != null && out != null) {
+                    // delivered retryNo times: the dead letter says so, and a failed write comes back exhausted
+                    dropDueRetry(offer.offset());
+                    exhausted.giveUp(this, lettering.withdraw(offer.offset(), now, offer.retryNo()),
+                            offer.retryNo());
+                    continue;
+                }
                 LOG.log(Level.WARNING, "Too many retries: retryNo={0}, offset={1}, partition={2}, msg={3}",
                         offer.retryNo(), offer.offset(), tp, out == null || out.record.value() == null ? ""
                                 : Base64.getEncoder().encodeToString(out.record.value()));
@@ -208,6 +202,45 @@ final class PartitionState {
         return offered.containsKey(offset) && tracker.reschedule(offset, attempt - 1, now.minusNanos(1), true);
     }
 
+    /**
+     * A client holding the message at {@code offset} restarts its ack_timeout: it is offered again from {@code due}
+     * unless acked first. False when it is not out with a client (acked, waiting to be offered again, or given up).
+     */
+    boolean renew(long offset, Instant due) {
+        if (!offered.containsKey(offset) || dueRetry != null && dueRetry.offset() == offset) {
+            return false;
+        }
+        return tracker.reschedule(offset, -1, due);
+    }
+
+    /**
+     * Takes the message at {@code offset} out of circulation while its dead letter is written; returns it as its
+     * client last got it, or null when it is not out with a client.
+     */
+    ConsumedMessage withdraw(long offset, Instant now) {
+        if (!offered.containsKey(offset)) {
+            return null;
+        }
+        dropDueRetry(offset);
+        return lettering.withdraw(offset, now, -1);
+    }
+
+    private void dropDueRetry(long offset) {
+        if (dueRetry != null && dueRetry.offset() == offset) {
+            dueRetry = null;
+        }
+    }
+
+    /** The dead letter of {@code offset} is written: the message counts as acked. False when it is not here. */
+    boolean lettered(long offset) {
+        if (!lettering.done(offset)) {
+            return false;
+        }
+        tracker.onAcked(offset);
+        gaps.close();
+        return true;
+    }
+
     /** Whether the message at {@code offset} is out with a client, awaiting its ack. */
     boolean isOffered(long offset) {
         return offered.containsKey(offset);
@@ -220,7 +253,7 @@ final class PartitionState {
             dueRetry = null;
         }
         var outcome = tracker.onAcked(offset);
-        closeGaps();
+        gaps.close();
         if (outcome.duplicateAck() || outcome.offerMissing()) {
             LOG.log(Level.DEBUG, "Bad ack: offset={0}, offerMissing={1}, duplicateAck={2}", offset,
                     outcome.offerMissing(), outcome.duplicateAck());
@@ -264,8 +297,10 @@ final class PartitionState {
         return new OffsetAndMetadata(submittedOffset, submittedMetadata);
     }
 
+    /** How long to wait for acks before the partition goes; while a dead letter is being written, at least a slice. */
     Duration waitForAcks(Instant now) {
-        return tracker.shouldWaitForAck(now);
+        Duration wait = tracker.shouldWaitForAck(now);
+        return lettering.none() || wait.compareTo(LETTER_WAIT) >= 0 ? wait : LETTER_WAIT;
     }
 
     /** Under the lock: fetching of this partition was stopped ({@code true}) or goes on. */
@@ -319,18 +354,23 @@ final class PartitionState {
                         rows.showMessages() ? out.record.value() : null));
             }
         }
+        lettering.view(now, rows, messages);
         return new InFlight.Partition(tp.partition(), true, lastSubmitted, tracker.offset(), tracker.sparseAcks(),
-                nextExpected, endOffset, fetched.size(), paused, revoking, tracker.offeredCount(), redeliveries,
+                gaps.nextExpected(), endOffset, fetched.size(), paused, revoking, tracker.offeredCount(), redeliveries,
                 oldestOffset, oldest == null ? -1 : Duration.between(oldest, now).toMillis(),
                 List.copyOf(messages));
     }
 
     /** A message out with a client: its record and when it was first handed out (redeliveries keep that time). */
-    private record Out(ConsumerRecord<byte[], byte[]> record, Instant since) {
+    record Out(ConsumerRecord<byte[], byte[]> record, Instant since) {
+    }
+
+    static ConsumedMessage message(TopicPartition tp, ConsumerRecord<byte[], byte[]> r, int attempt) {
+        return new ConsumedMessage(tp.topic(), tp.partition(), r.offset(), r.key(), r.value(),
+                Arrays.asList(r.headers().toArray()), attempt);
     }
 
     private ConsumedMessage message(ConsumerRecord<byte[], byte[]> r, int attempt) {
-        return new ConsumedMessage(tp.topic(), tp.partition(), r.offset(), r.key(), r.value(),
-                Arrays.asList(r.headers().toArray()), attempt);
+        return message(tp, r, attempt);
     }
 }

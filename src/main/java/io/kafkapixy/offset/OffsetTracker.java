@@ -216,6 +216,38 @@ public final class OffsetTracker {
     }
 
     /**
+     * Takes the offer of {@code o} out: it is neither retried nor waited for until {@link #putBack} returns it (a
+     * message on its way to the dead-letter topic). The committed offset does not pass it meanwhile: only an ack
+     * moves that.
+     *
+     * @return the offer, or null when {@code o} has none
+     */
+    public Offer withdraw(long o) {
+        int i = lowerBound(o);
+        if (i >= offers.size() || offers.get(i).offset() != o) {
+            return null;
+        }
+        Offer offer = offers.remove(i);
+        rescheduled.remove(o);
+        return offer;
+    }
+
+    /** Returns an offer {@link #withdraw} took out (or one made from it); ignored when {@code o} is acked already. */
+    public void putBack(Offer offer) {
+        if (isAcked(offer.offset())) {
+            return;
+        }
+        int i = lowerBound(offer.offset());
+        if (i < offers.size() && offers.get(i).offset() == offer.offset()) {
+            offers.set(i, offer);
+        } else {
+            offers.add(i, offer);
+        }
+        // its deadline is not in offset order with the others'
+        rescheduled.add(offer.offset());
+    }
+
+    /**
      * Moves the committed offset up to where fetching really starts (the original's {@code Adjust}). If
      * {@code realStart < offset()} nothing changes. Otherwise offers below {@code realStart} are dropped, the offset
      * becomes {@code realStart} — or the end of the acked range containing it — and ranges below it are discarded.

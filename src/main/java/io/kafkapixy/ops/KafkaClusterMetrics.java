@@ -15,6 +15,7 @@ import io.helidon.metrics.api.Meter;
 import io.helidon.metrics.api.Tag;
 import io.helidon.metrics.api.Timer;
 import io.kafkapixy.consumer.ConsumerMetrics;
+import io.kafkapixy.consumer.DeadLetter;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.producer.ProducerMetrics;
 import io.kafkapixy.proxy.ClusterMetrics;
@@ -134,6 +135,9 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         private final Counter rejects;
         private final Counter releases;
         private final Counter lockExpiries;
+        private final Counter renewals;
+        private final Map<DeadLetter.Reason, Counter> deadLetters = new java.util.EnumMap<>(DeadLetter.Reason.class);
+        private final Counter deadLetterFailures;
         private final io.helidon.metrics.api.DistributionSummary deliveryCounts;
         private final Gauge<Integer> parkedGauge;
         private final Gauge<Integer> unackedGauge;
@@ -161,6 +165,17 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
                     + "to be delivered again (a nack, no client left to take it, a shutdown)", tags);
             lockExpiries = metrics.counter("kafkapixy.consume.lock.expiries", "Share groups: messages whose "
                     + "ack_timeout (from hand-out) or record lock ran out before their ack", tags);
+            renewals = metrics.counter("kafkapixy.consume.renewals", "Renewals: a client holding a message "
+                    + "restarted its ack_timeout", tags);
+            for (DeadLetter.Reason r : DeadLetter.Reason.values()) {
+                Tag[] withReason = java.util.Arrays.copyOf(tags, tags.length + 1);
+                withReason[tags.length] = Tag.create("reason", r.label());
+                deadLetters.put(r, metrics.counter("kafkapixy.consume.dead.letters", "Messages written to the "
+                        + "dead-letter topic (and then settled), by reason: retries_exhausted or rejected",
+                        withReason));
+            }
+            deadLetterFailures = metrics.counter("kafkapixy.consume.dead.letter.failures", "Dead letters the "
+                    + "dead-letter topic refused: their messages stay unsettled and are tried again", tags);
             deliveryCounts = metrics.summary("kafkapixy.consume.redelivery.attempts",
                     "The delivery number of each message delivered again (2 for the first redelivery)", tags);
             redeliveries = metrics.counter("kafkapixy.consume.redeliveries",
@@ -225,6 +240,18 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             lockExpiries.increment();
         }
 
+        public void renewed() {
+            renewals.increment();
+        }
+
+        public void deadLettered(DeadLetter.Reason reason) {
+            deadLetters.get(reason).increment();
+        }
+
+        public void deadLetterFailed() {
+            deadLetterFailures.increment();
+        }
+
         public void redeliveredAt(int attempt) {
             redeliveries.increment();
             deliveryCounts.record(attempt);
@@ -247,7 +274,9 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             if (last[0]) {
                 List<Meter> meters = new java.util.ArrayList<>(requests.values());
                 meters.addAll(List.of(acks, redeliveries, dropped, returned, rejects, releases, lockExpiries,
-                        deliveryCounts, parkedGauge, unackedGauge, lagGauge, oldestGauge));
+                        renewals, deadLetterFailures, deliveryCounts, parkedGauge, unackedGauge, lagGauge,
+                        oldestGauge));
+                meters.addAll(deadLetters.values());
                 meters.forEach(metrics::remove);
             }
         }
@@ -315,6 +344,21 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
         @Override
         public void redeliveredAt(int attempt) {
             shared.redeliveredAt(attempt);
+        }
+
+        @Override
+        public void renewed() {
+            shared.renewed();
+        }
+
+        @Override
+        public void deadLettered(DeadLetter.Reason reason) {
+            shared.deadLettered(reason);
+        }
+
+        @Override
+        public void deadLetterFailed() {
+            shared.deadLetterFailed();
         }
 
         @Override

@@ -17,6 +17,7 @@ import io.kafkapixy.consumer.Membership;
 import io.kafkapixy.zookeeper.MixedMembershipGuard;
 import io.kafkapixy.zookeeper.ZooKeeperMembership;
 import io.kafkapixy.consumer.Consumers;
+import io.kafkapixy.consumer.DeadLetters;
 import io.kafkapixy.consumer.share.ShareGroupSetup;
 import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.producer.PixyProducer;
@@ -96,13 +97,18 @@ public final class Proxy implements AutoCloseable {
                     : ShareGroupSetup.NONE;
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
                     guard == null ? GroupGuard.NONE : guard, shareSetup, metrics.consumers(), limits,
-                    Clock.systemUTC());
+                    Clock.systemUTC(), deadLetters(config, producer));
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper,
                     guard);
         } catch (RuntimeException e) {
             admin.close(Duration.ZERO);
             throw e;
         }
+    }
+
+    private static DeadLetters deadLetters(ProxyConfig config, PixyProducer producer) {
+        String template = config.consumer().deadLetterTopic();
+        return template.isEmpty() ? DeadLetters.NONE : new ProducedDeadLetters(template, producer);
     }
 
     /** True when a broker of this cluster answers within {@code timeout}. */
@@ -163,13 +169,26 @@ public final class Proxy implements AutoCloseable {
         return consumers;
     }
 
+    private void stopConsumers() {
+        try {
+            consumers.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Failed to stop consumers of " + name, e);
+        }
+    }
+
     public PixyAdmin admin() {
         return pixyAdmin;
     }
 
     @Override
     public void close() {
-        // The producer drains while the consumers do: neither needs the other, and the drains do not add up.
+        // The producer drains while the consumers do, so the drains do not add up; with a dead-letter topic the
+        // consumers write to it until they have left, and the producer stops after them.
+        boolean lettering = !config.consumer().deadLetterTopic().isEmpty();
+        if (lettering) {
+            stopConsumers();
+        }
         Thread producerStop = Thread.ofVirtual().name("stop-producer-" + name).start(() -> {
             try {
                 producer.close();
@@ -177,10 +196,8 @@ public final class Proxy implements AutoCloseable {
                 LOG.log(Level.WARNING, "Failed to stop producer of " + name, e);
             }
         });
-        try {
-            consumers.close();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Failed to stop consumers of " + name, e);
+        if (!lettering) {
+            stopConsumers();
         }
         try {
             producerStop.join();

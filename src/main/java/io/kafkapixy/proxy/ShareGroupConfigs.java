@@ -52,11 +52,18 @@ final class ShareGroupConfigs implements ShareGroupSetup {
     private final Admin admin;
     private final Duration timeout;
     private final List<AlterConfigOp> settings;
+    private final int deliveryLimit;
 
-    private ShareGroupConfigs(Admin admin, Duration timeout, List<AlterConfigOp> settings) {
+    private ShareGroupConfigs(Admin admin, Duration timeout, List<AlterConfigOp> settings, int deliveryLimit) {
         this.admin = admin;
         this.timeout = timeout;
         this.settings = settings;
+        this.deliveryLimit = deliveryLimit;
+    }
+
+    @Override
+    public int deliveryLimit() {
+        return deliveryLimit;
     }
 
     /**
@@ -88,7 +95,7 @@ final class ShareGroupConfigs implements ShareGroupSetup {
         if (deliveries != null) {
             ops.add(set(DELIVERY_LIMIT, String.valueOf(deliveries)));
         }
-        return new ShareGroupConfigs(admin, timeout, List.copyOf(ops));
+        return new ShareGroupConfigs(admin, timeout, List.copyOf(ops), deliveries == null ? 0 : deliveries.intValue());
     }
 
     /**

@@ -45,8 +45,14 @@ class StreamDeliveryTest {
         }
 
         @Override
-        public void rejected(String group, String topic) {
-            rejected.add(topic);
+        public java.util.concurrent.CompletableFuture<Void> settle(String group, String topic, int partition,
+                                                                   long offset, Settlement how) {
+            var settled = how == Settlement.REJECT ? rig.state.letters.reject(topic, partition, offset)
+                    : rig.state.renew(topic, partition, offset) ? java.util.concurrent.CompletableFuture.<Void>completedFuture(null) : null;
+            if (settled == null) {
+                return java.util.concurrent.CompletableFuture.failedFuture(PixyException.ackTimeout());
+            }
+            return settled.thenRun(() -> rejected.add(topic));
         }
     }, MemberRig.GROUP, List.of(TOPIC), MAX_CREDITS, sink);
 

@@ -44,6 +44,10 @@ final class Acquired {
     ShareStream stream;
     /** Someone waits for the broker's answer to its settlement (an ack call): it is sent at once. */
     boolean awaited;
+    /** Its dead letter is being written ({@link ShareLetters}): kept locked here, out with no client. */
+    boolean lettering;
+    /** When its client last renewed it: its ack_timeout counts from then (a later hand-out counts from itself). */
+    Instant renewedAt;
     /** Nacked: released to the broker at this instant (or when its lock runs out, whichever is first). */
     Instant releaseAt;
     /** Completes once the broker has taken the settlement, or with why it did not. */
@@ -68,14 +72,20 @@ final class Acquired {
 
     /** When a client that has it loses it ({@code ack_timeout} after it was handed out); null while not handed out. */
     Instant dueAt(Duration ackTimeout) {
-        return handedAt == null ? null : handedAt.plus(ackTimeout);
+        if (handedAt == null) {
+            return null;
+        }
+        return (renewedAt != null && renewedAt.isAfter(handedAt) ? renewedAt : handedAt).plus(ackTimeout);
     }
 
     /**
      * When this instance lets the record go unless it is settled first: its client's due time or its nack's release
-     * time, whichever applies; null while it waits for a client (it is kept for one).
+     * time, whichever applies; null while it waits for a client (it is kept for one) or its dead letter is written.
      */
     Instant releaseDue(Duration ackTimeout) {
+        if (lettering) {
+            return null;
+        }
         if (releaseAt != null) {
             return releaseAt;
         }

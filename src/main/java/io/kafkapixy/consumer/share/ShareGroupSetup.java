@@ -31,4 +31,12 @@ public interface ShareGroupSetup {
      * @return the topic's number of partitions, 0 when not known
      */
     int startTopic(String group, String topic);
+
+    /**
+     * Deliveries after which the broker archives a released record, when {@code max_retries} is -1: the brokers'
+     * largest delivery limit; 0 when not known.
+     */
+    default int deliveryLimit() {
+        return 0;
+    }
 }

@@ -2,6 +2,7 @@ package io.kafkapixy.consumer.share;
 
 import io.kafkapixy.consumer.ConsumerMetrics;
 import io.kafkapixy.consumer.ConsumerStream;
+import io.kafkapixy.consumer.DeadLettering;
 import io.kafkapixy.consumer.Deadlines;
 import io.kafkapixy.consumer.GroupKind;
 import io.kafkapixy.consumer.InFlight;
@@ -63,6 +64,9 @@ public final class ShareGroups implements GroupKind {
     private final InstanceLimits limits;
     private final Clock clock;
     private final Deadlines deadlines;
+    private final DeadLettering letters;
+    /** Deliveries after which the broker archives a released record; 0 when not known. */
+    private final int deliveryLimit;
     private final Map<Key, ShareTopic> topics = new ConcurrentHashMap<>();
     /** Every share consumer whose thread has not ended, those of topics gone included: close waits for them. */
     private final Set<ShareWorker> live = ConcurrentHashMap.newKeySet();
@@ -77,8 +81,11 @@ public final class ShareGroups implements GroupKind {
     private volatile boolean closing;
 
     public ShareGroups(ConsumerConfig config, Function<String, ShareConsumer<byte[], byte[]>> factory, ShareGroupSetup setup,
-                ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines) {
+                ConsumerMetrics metrics, InstanceLimits limits, Clock clock, Deadlines deadlines,
+                DeadLettering letters) {
         this.config = config;
+        this.letters = letters;
+        this.deliveryLimit = config.maxRetries() >= 0 ? config.maxRetries() + 1 : setup.deliveryLimit();
         this.factory = factory;
         this.setup = setup;
         this.metrics = metrics;
@@ -202,7 +209,7 @@ public final class ShareGroups implements GroupKind {
                     topics.remove(k, made[0]);
                     started.remove(k);
                     slot.close();
-                });
+                }, letters, deliveryLimit);
         made[0].partitions = partitionCounts.getOrDefault(k, 0);
         return made[0];
     }
@@ -239,25 +246,24 @@ public final class ShareGroups implements GroupKind {
     }
 
     /**
-     * Settles a record this instance handed out: {@code ACCEPT} for an ack, {@code REJECT} for "never deliver this
-     * again". Completes once the broker took it, or with a {@link PixyException}: {@code ACK_FAILED} with
-     * {@code acks channel missing ...} when this instance never handed out a message of that partition, {@code ack
-     * timeout} when that one is not out from here (its lock ran out, or it was settled already) or the broker found
-     * its lock gone.
+     * Settles a record this instance handed out: accepted for an ack; rejected for a reject (after its dead letter is
+     * written, when a dead-letter topic is set); its ack_timeout restarted for a renewal. Completes once the broker took
+     * it, or with a {@link PixyException}: {@code ACK_FAILED} with {@code acks channel missing ...} when this instance
+     * never handed out a message of that partition, {@code ack timeout} when that one is not out from here (its lock
+     * ran out, or it was settled already) or the broker found its lock gone; the dead letter's failure as it is.
      */
     @Override
     public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
-        return settle(group, topic, partition, offset,
-                how == Settlement.ACK ? AcknowledgeType.ACCEPT : AcknowledgeType.REJECT);
-    }
-
-    private CompletableFuture<Void> settle(String group, String topic, int partition, long offset,
-                                           AcknowledgeType how) {
         ShareTopic t = topics.get(new Key(group, topic));
         if (t == null || !t.served(partition)) {
             return CompletableFuture.failedFuture(PixyException.acksChannelMissing(group, topic, partition));
         }
-        CompletableFuture<Void> confirmed = t.settle(partition, offset, how, true);
+        CompletableFuture<Void> confirmed = switch (how) {
+            case ACK -> t.settle(partition, offset, AcknowledgeType.ACCEPT, true);
+            case RENEW -> t.renew(partition, offset) ? CompletableFuture.completedFuture(null) : null;
+            case REJECT -> t.letters.enabled() ? t.letters.reject(partition, offset)
+                    : t.settle(partition, offset, AcknowledgeType.REJECT, true);
+        };
         if (confirmed == null) {
             return CompletableFuture.failedFuture(PixyException.ackTimeout());
         }
@@ -265,6 +271,9 @@ public final class ShareGroups implements GroupKind {
                 .exceptionallyCompose(e -> {
                     Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
                             ? e.getCause() : e;
+                    if (cause instanceof PixyException p) {
+                        return CompletableFuture.failedFuture(p);
+                    }
                     return CompletableFuture.failedFuture(
                             cause instanceof InvalidRecordStateException || cause instanceof TimeoutException
                             || cause instanceof org.apache.kafka.common.errors.TimeoutException

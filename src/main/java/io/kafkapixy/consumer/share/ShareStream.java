@@ -68,9 +68,38 @@ final class ShareStream implements ConsumerStream, StreamTurns.Taker<Acquired> {
         return settle(acks, AcknowledgeType.ACCEPT);
     }
 
+    /**
+     * A record whose dead letter is not written is out again, no longer with this stream: it is released after its
+     * ack_timeout.
+     */
     @Override
     public int reject(List<Ack> rejects) {
-        return settle(rejects, AcknowledgeType.REJECT);
+        int notTaken = 0;
+        for (Ack a : rejects) {
+            ShareTopic t = topic(a.topic());
+            if (t == null) {
+                notTaken++;
+            } else if (t.letters.enabled()) {
+                if (t.letters.reject(a.partition(), a.offset()) == null) {
+                    notTaken++;
+                }
+            } else if (t.settle(a.partition(), a.offset(), AcknowledgeType.REJECT, false) == null) {
+                notTaken++;
+            }
+        }
+        return notTaken;
+    }
+
+    @Override
+    public int renew(List<Ack> renewals) {
+        int notTaken = 0;
+        for (Ack a : renewals) {
+            ShareTopic t = topic(a.topic());
+            if (t == null || !t.renew(a.partition(), a.offset())) {
+                notTaken++;
+            }
+        }
+        return notTaken;
     }
 
     private int settle(List<Ack> refs, AcknowledgeType how) {

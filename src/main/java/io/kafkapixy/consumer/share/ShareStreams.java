@@ -63,7 +63,7 @@ final class ShareStreams {
                     a.handedAt = null;
                     t.unhanded.addFirst(a);
                     t.meters.returned();
-                } else {
+                } else if (!t.letters.instead(a)) {
                     a.settlement = AcknowledgeType.RELEASE;
                 }
             }
@@ -89,7 +89,9 @@ final class ShareStreams {
             t.out.remove(a.key());
             s.released(a);
             if (delay.isZero()) {
-                a.settlement = AcknowledgeType.RELEASE;
+                if (!t.letters.instead(a)) {
+                    a.settlement = AcknowledgeType.RELEASE;
+                }
             } else {
                 a.releaseAt = t.clock.instant().plus(delay);
             }

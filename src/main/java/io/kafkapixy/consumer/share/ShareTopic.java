@@ -3,6 +3,7 @@ package io.kafkapixy.consumer.share;
 import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.consumer.ConsumerMetrics;
 import io.kafkapixy.consumer.ConsumerSettings;
+import io.kafkapixy.consumer.DeadLettering;
 import io.kafkapixy.consumer.InFlight;
 import io.kafkapixy.consumer.ParkedRequests;
 import io.kafkapixy.consumer.Receiver;
@@ -54,6 +55,7 @@ final class ShareTopic implements Settler {
     final ShareTurns turns;
     final ShareStreams streamDesk;
     final ShareDemand demand;
+    final ShareLetters letters;
     final ReentrantLock lock = new ReentrantLock();
     final Condition changed = lock.newCondition();
     // guarded by lock
@@ -77,6 +79,13 @@ final class ShareTopic implements Settler {
 
     ShareTopic(String group, String topic, ConsumerConfig config, Clock clock, ConsumerMetrics.Topic meters,
                Function<ShareTopic, ShareWorker> workers, Runnable onGone) {
+        this(group, topic, config, clock, meters, workers, onGone, DeadLettering.NONE, 0);
+    }
+
+    /** @param deliveryLimit deliveries after which the broker archives a released record; 0 when not known */
+    ShareTopic(String group, String topic, ConsumerConfig config, Clock clock, ConsumerMetrics.Topic meters,
+               Function<ShareTopic, ShareWorker> workers, Runnable onGone, DeadLettering letters,
+               int deliveryLimit) {
         this.group = group;
         this.topic = topic;
         this.config = config;
@@ -87,6 +96,7 @@ final class ShareTopic implements Settler {
         this.turns = new ShareTurns(this);
         this.streamDesk = new ShareStreams(this);
         this.demand = new ShareDemand(this);
+        this.letters = new ShareLetters(this, letters, deliveryLimit);
     }
 
     /**
@@ -200,6 +210,27 @@ final class ShareTopic implements Settler {
         }
     }
 
+    /**
+     * A client holding a record restarts its {@code ack_timeout} from now; its lock at the broker is renewed as it
+     * needs. False when no such record is out from here.
+     */
+    boolean renew(int partition, long offset) {
+        lock.lock();
+        try {
+            Acquired a = out.get(new Acquired.Key(partition, offset));
+            if (a == null) {
+                return false;
+            }
+            a.renewedAt = clock.instant();
+            meters.renewed();
+            // its consumer may sleep until the old due time, or a renewal of the lock may be due sooner now
+            changed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The broker answered the settlement of {@code a}: {@code error} null when it took it. Once per record. */
     void confirmed(Acquired a, Exception error) {
         if (error != null) {
@@ -247,7 +278,9 @@ final class ShareTopic implements Settler {
             failWaiting(PixyException.shuttingDown());
             Acquired a;
             while ((a = unhanded.poll()) != null) {
-                a.settlement = AcknowledgeType.RELEASE;
+                if (!letters.instead(a)) {
+                    a.settlement = AcknowledgeType.RELEASE;
+                }
             }
             streams.forEach(ShareStream::drain);
             if (pool.isEmpty() && !gone) {
@@ -312,37 +345,11 @@ final class ShareTopic implements Settler {
         meters.oldestOut(oldest);
     }
 
-    /**
-     * A copy for {@link InFlight}: the records acquired here and not settled at the broker yet, oldest first within
-     * {@code rows}: {@code out} with a client, {@code waiting} for one, {@code nacked} (held until its release),
-     * {@code settling} (settled, the broker's answer not in). Each stream's count of records out with it is added to
-     * {@code heldByStream}.
-     */
+    /** See {@link ShareTopicView#of}. */
     InFlight.Topic view(InFlight.Rows rows, Map<ShareStream, Integer> heldByStream) {
         lock.lock();
         try {
-            Instant now = clock.instant();
-            Set<Acquired> all = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-            pool.forEach(w -> all.addAll(w.held));
-            all.addAll(out.values());
-            unhanded.forEach(all::add);
-            List<Acquired> oldestFirst = new ArrayList<>(all);
-            oldestFirst.sort(java.util.Comparator.comparing((Acquired a) -> a.acquiredAt));
-            List<InFlight.Message> acquired = new ArrayList<>();
-            for (Acquired a : oldestFirst) {
-                boolean isOut = out.get(a.key()) == a;
-                if (isOut && a.stream != null) {
-                    heldByStream.merge(a.stream, 1, Integer::sum);
-                }
-                if (rows.take()) {
-                    String where = isOut ? "out" : unhanded.contains(a) ? "waiting"
-                            : a.settlement == null && a.releaseAt != null ? "nacked" : "settling";
-                    acquired.add(a.view(now, where, rows.showMessages(), config.ackTimeout()));
-                }
-            }
-            acquired.sort(java.util.Comparator.comparingInt(InFlight.Message::partition)
-                    .thenComparingLong(InFlight.Message::offset));
-            return new InFlight.Topic(topic, waiting.size(), 0, List.of(), pool.size(), List.copyOf(acquired));
+            return ShareTopicView.of(this, rows, heldByStream);
         } finally {
             lock.unlock();
         }

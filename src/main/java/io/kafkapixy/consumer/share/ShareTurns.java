@@ -85,7 +85,11 @@ final class ShareTurns {
                     }
                     if (unclaimedFor(w, now).compareTo(t.config.subscriptionTimeout()) >= 0) {
                         // nobody asked for these during subscription_timeout: they go back to the broker
-                        w.held.forEach(a -> release(a, false));
+                        w.held.forEach(a -> {
+                            if (!t.letters.instead(a)) {
+                                release(a, false);
+                            }
+                        });
                         continue;
                     }
                     if (w.held.stream().anyMatch(a -> a.renewDue(now, t.config.ackTimeout()))) {
@@ -151,7 +155,7 @@ final class ShareTurns {
         }
         Instant since = null;
         for (Acquired a : w.held) {
-            if (a.handedAt != null || a.releaseAt != null) {
+            if (a.handedAt != null || a.releaseAt != null || a.lettering) {
                 return Duration.ZERO;
             }
             since = since == null || a.acquiredAt.isAfter(since) ? a.acquiredAt : since;
@@ -253,6 +257,9 @@ final class ShareTurns {
             Instant release = a.releaseDue(t.config.ackTimeout());
             boolean lockGone = !now.isBefore(a.lockDeadline);
             boolean due = release != null && !now.isBefore(release);
+            if (!lockGone && (due || stop) && t.letters.instead(a)) {
+                continue;
+            }
             if (lockGone || due || stop) {
                 release(a, lockGone || (due && a.releaseAt == null));
             }
@@ -307,7 +314,9 @@ final class ShareTurns {
                 Acquired a = new Acquired(w, r, lock, polledAt, now);
                 w.held.add(a);
                 if (t.shutdownDeadline != null) {
-                    a.settlement = AcknowledgeType.RELEASE;
+                    if (!t.letters.instead(a)) {
+                        a.settlement = AcknowledgeType.RELEASE;
+                    }
                 } else {
                     t.unhanded.add(a);
                 }

@@ -101,20 +101,16 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
             }
             // acks and nacks first: room they make under max_pending_messages is filled by the credits in one round
             if (rq.getAcksCount() > 0) {
-                List<ConsumerStream.Ack> acks = new ArrayList<>(rq.getAcksCount());
-                for (MessageRef ack : rq.getAcksList()) {
-                    acks.add(new ConsumerStream.Ack(topic(ack), partition(ack), offset(ack)));
-                }
-                int notHeld = stream.ack(acks);
-                meters.acks(acks.size() - notHeld, notHeld);
+                int notHeld = stream.ack(refs(rq.getAcksList()));
+                meters.acks(rq.getAcksCount() - notHeld, notHeld);
             }
             if (rq.getRejectsCount() > 0) {
-                List<ConsumerStream.Ack> rejects = new ArrayList<>(rq.getRejectsCount());
-                for (MessageRef r : rq.getRejectsList()) {
-                    rejects.add(new ConsumerStream.Ack(topic(r), partition(r), offset(r)));
-                }
-                int notHeld = stream.reject(rejects);
-                meters.acks(rejects.size() - notHeld, notHeld);
+                int notHeld = stream.reject(refs(rq.getRejectsList()));
+                meters.acks(rq.getRejectsCount() - notHeld, notHeld);
+            }
+            if (rq.getRenewalsCount() > 0) {
+                int notHeld = stream.renew(refs(rq.getRenewalsList()));
+                meters.acks(rq.getRenewalsCount() - notHeld, notHeld);
             }
             for (Nack nack : rq.getNacksList()) {
                 MessageRef m = nack.getMessage();
@@ -162,6 +158,14 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         }
         stream.credit(n);
         meters.granted(n);
+    }
+
+    private List<ConsumerStream.Ack> refs(List<MessageRef> refs) {
+        List<ConsumerStream.Ack> acks = new ArrayList<>(refs.size());
+        for (MessageRef r : refs) {
+            acks.add(new ConsumerStream.Ack(topic(r), partition(r), offset(r)));
+        }
+        return acks;
     }
 
     /** The topic an ack or nack names; empty names the stream's topic when it has one. */

@@ -16,6 +16,8 @@ import io.kafkapixy.stream.v1.ProduceRequest;
 import io.kafkapixy.stream.v1.ProduceResponse;
 import io.kafkapixy.stream.v1.RejectRequest;
 import io.kafkapixy.stream.v1.RejectResponse;
+import io.kafkapixy.stream.v1.RenewRequest;
+import io.kafkapixy.stream.v1.RenewResponse;
 import io.kafkapixy.consumer.Settlement;
 
 /** The streaming service of {@code kafkapixy_stream.proto}, beside the original's {@link GrpcApi}. */
@@ -47,6 +49,12 @@ final class StreamApi extends PixyStreamGrpc.PixyStreamImplBase {
     public void reject(RejectRequest rq, StreamObserver<RejectResponse> out) {
         GrpcApi.settle(proxies, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
                 Settlement.REJECT, out, RejectResponse.getDefaultInstance());
+    }
+
+    @Override
+    public void renew(RenewRequest rq, StreamObserver<RenewResponse> out) {
+        GrpcApi.settle(proxies, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
+                Settlement.RENEW, out, RenewResponse.getDefaultInstance());
     }
 
     @Override

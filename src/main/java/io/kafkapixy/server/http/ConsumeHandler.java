@@ -84,6 +84,11 @@ final class ConsumeHandler {
         settle(proxy, topic, req, res, Settlement.REJECT);
     }
 
+    /** "Not done yet": restarts the message's ack_timeout; the ack call's parameters and answers (a new call). */
+    void renew(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
+        settle(proxy, topic, req, res, Settlement.RENEW);
+    }
+
     private static void settle(Proxy proxy, String topic, ServerRequest req, ServerResponse res, Settlement how) {
         RequestParams params = params(req);
         String group = ConsumeParams.group(params);

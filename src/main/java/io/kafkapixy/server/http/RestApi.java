@@ -68,6 +68,7 @@ public final class RestApi {
         resource(routing, paths, Method.GET, "/topics/{topic}/messages", consume::consume);
         resource(routing, paths, Method.POST, "/topics/{topic}/acks", consume::ack);
         resource(routing, paths, Method.POST, "/topics/{topic}/rejects", consume::reject);
+        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", consume::renew);
         AdminHandler admin = new AdminHandler();
         resource(routing, paths, Method.GET, "/topics/{topic}/offsets", admin::getOffsets);
         resource(routing, paths, Method.POST, "/topics/{topic}/offsets", admin::setOffsets);
