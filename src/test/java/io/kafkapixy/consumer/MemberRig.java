@@ -57,8 +57,17 @@ final class MemberRig {
     }
 
     MemberRig(ConsumerConfig config, Duration revokeWaitLimit) {
+        this(config, revokeWaitLimit, DeadLettering.NONE);
+    }
+
+    /** A member whose dead letters go to {@code letters}. */
+    MemberRig(ConsumerConfig config, DeadLettering letters) {
+        this(config, KafkaMembership.FACTORY.revokeWaitLimit(), letters);
+    }
+
+    private MemberRig(ConsumerConfig config, Duration revokeWaitLimit, DeadLettering letters) {
         this.config = config;
-        this.state = new GroupState(GROUP, config, clock, meters);
+        this.state = new GroupState(GROUP, config, clock, meters, letters);
         OffsetStore store = new OffsetStore() {
             @Override
             public Map<TopicPartition, Committed> fetch(String group, Collection<TopicPartition> partitions) {
@@ -189,6 +198,10 @@ final class MemberRig {
         final AtomicInteger redeliveries = new AtomicInteger();
         final AtomicInteger drops = new AtomicInteger();
         final AtomicInteger returns = new AtomicInteger();
+        final AtomicInteger renewals = new AtomicInteger();
+        final AtomicInteger rejects = new AtomicInteger();
+        final java.util.Queue<DeadLetter.Reason> deadLetters = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        final AtomicInteger deadLetterFailures = new AtomicInteger();
 
         @Override
         public Topic topic(String group, String topic, String mode) {
@@ -215,6 +228,26 @@ final class MemberRig {
                 @Override
                 public void returned() {
                     returns.incrementAndGet();
+                }
+
+                @Override
+                public void renewed() {
+                    renewals.incrementAndGet();
+                }
+
+                @Override
+                public void rejected() {
+                    rejects.incrementAndGet();
+                }
+
+                @Override
+                public void deadLettered(DeadLetter.Reason reason) {
+                    deadLetters.add(reason);
+                }
+
+                @Override
+                public void deadLetterFailed() {
+                    deadLetterFailures.incrementAndGet();
                 }
 
                 @Override

@@ -19,9 +19,15 @@ public final class ConsumerSettingsBuilder {
     private Duration retryBackoff = Duration.ofMillis(500);
     private Duration sessionTimeout = ConsumerConfig.DEFAULT.sessionTimeout();
     private ConsumerConfig.Membership membership = ConsumerConfig.Membership.KAFKA;
+    private String deadLetterTopic = "";
 
     public static ConsumerSettingsBuilder fast() {
         return new ConsumerSettingsBuilder();
+    }
+
+    public ConsumerSettingsBuilder deadLetterTopic(String template) {
+        this.deadLetterTopic = template;
+        return this;
     }
 
     public ConsumerSettingsBuilder disabled() {
@@ -95,6 +101,7 @@ public final class ConsumerSettingsBuilder {
                 .with(ConsumerConfig.SUBSCRIPTION_TIMEOUT, subscriptionTimeout)
                 .with(ConsumerConfig.SHUTDOWN_TIMEOUT, shutdownTimeout)
                 .with(ConsumerConfig.SESSION_TIMEOUT, sessionTimeout)
-                .with(ConsumerConfig.MEMBERSHIP, membership);
+                .with(ConsumerConfig.MEMBERSHIP, membership)
+                .with(ConsumerConfig.DEAD_LETTER_TOPIC, deadLetterTopic);
     }
 }
