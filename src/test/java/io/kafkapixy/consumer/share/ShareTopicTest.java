@@ -4,6 +4,8 @@ import io.kafkapixy.consumer.ConsumedMessage;
 import io.kafkapixy.consumer.ConsumerMetrics;
 import io.kafkapixy.consumer.ConsumerSettings;
 import io.kafkapixy.consumer.ConsumerStream;
+import io.kafkapixy.consumer.DeadLetter;
+import io.kafkapixy.consumer.DeadLettering;
 import io.kafkapixy.consumer.InFlight;
 import io.kafkapixy.consumer.Receiver;
 import io.kafkapixy.consumer.WaitingRequest;
@@ -24,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
+import io.kafkapixy.testing.FakeDeadLetters;
 import io.kafkapixy.testing.MutableClock;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.AcknowledgementCommitCallback;
@@ -449,6 +452,134 @@ class ShareTopicTest {
         } finally {
             topic.lock.unlock();
         }
+    }
+
+    @Test
+    void aRenewalRestartsTheRecordsAckTimeoutAndItsLockIsRenewedMeanwhile() throws Exception {
+        WaitingRequest r = park();
+        broker.add(record(0, 1));
+        r.result.get(10, TimeUnit.SECONDS);
+
+        clock.advance(Duration.ofSeconds(15));
+        assertTrue(topic.renew(0, 0));
+        // its ack_timeout now ends 35 s after the fetch, past the 20 s lock: the lock is renewed a quarter before
+        Awaitility.await().atMost(WAIT).until(() -> settled.contains("0:RENEW"));
+        clock.advance(ACK_TIMEOUT.minusMillis(1));
+        topic.serve();
+        Awaitility.await("not released before ack_timeout from the renewal").during(Duration.ofMillis(300))
+                .atMost(WAIT).until(() -> !settled.contains("0:RELEASE"));
+        clock.advance(Duration.ofMillis(1));
+        topic.serve();
+        Awaitility.await().atMost(WAIT).until(() -> settled.contains("0:RELEASE"));
+        assertFalse(topic.renew(0, 0), "no longer out from here");
+    }
+
+    @Test
+    void aRecordAtItsLastDeliveryIsDeadLetteredInsteadOfReleasedThenRejected() throws Exception {
+        lock = Duration.ofSeconds(60);
+        FakeDeadLetters letters = new FakeDeadLetters();
+        ShareTopic t = lettering(letters);
+        try {
+            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
+            broker.add(record(0, 2));
+            assertEquals(2, r.result.get(10, TimeUnit.SECONDS).attempt());
+
+            clock.advance(ACK_TIMEOUT);
+            t.serve();
+            FakeDeadLetters.Write write = letters.awaitWrite(0);
+            assertEquals(DeadLetter.Reason.RETRIES_EXHAUSTED, write.letter().reason());
+            assertEquals(2, write.letter().deliveries());
+            Awaitility.await("kept locked while the write is out").during(Duration.ofMillis(300)).atMost(WAIT)
+                    .until(settled::isEmpty);
+            assertNull(t.settle(0, 0, AcknowledgeType.ACCEPT, true), "out with no client");
+
+            letters.accept(0);
+            Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:REJECT")));
+        } finally {
+            stop(t);
+        }
+    }
+
+    @Test
+    void aDeadLetterTheTopicRefusedLeavesTheRecordLockedHereAndIsWrittenAgain() throws Exception {
+        lock = Duration.ofSeconds(60);
+        FakeDeadLetters letters = new FakeDeadLetters();
+        ShareTopic t = lettering(letters);
+        try {
+            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
+            broker.add(record(0, 2));
+            r.result.get(10, TimeUnit.SECONDS);
+            clock.advance(ACK_TIMEOUT);
+            t.serve();
+
+            letters.refuse(0);
+            Awaitility.await("nothing settled").during(Duration.ofMillis(300)).atMost(WAIT).until(settled::isEmpty);
+            clock.advance(DeadLettering.RETRY_DELAY);
+            t.serve();
+            assertEquals(0, letters.awaitWrite(1).letter().message().offset());
+            letters.accept(1);
+            Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:REJECT")));
+        } finally {
+            stop(t);
+        }
+    }
+
+    @Test
+    void aRecordBelowItsLastDeliveryIsReleasedAsWithoutADeadLetterTopic() throws Exception {
+        lock = Duration.ofSeconds(60);
+        FakeDeadLetters letters = new FakeDeadLetters();
+        ShareTopic t = lettering(letters);
+        try {
+            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
+            broker.add(record(0, 1));
+            r.result.get(10, TimeUnit.SECONDS);
+            clock.advance(ACK_TIMEOUT);
+            t.serve();
+            Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:RELEASE")));
+            assertEquals(0, letters.writes.size());
+        } finally {
+            stop(t);
+        }
+    }
+
+    @Test
+    void aRejectIsSentToTheBrokerOnlyOnceItsDeadLetterIsWritten() throws Exception {
+        FakeDeadLetters letters = new FakeDeadLetters();
+        ShareTopic t = lettering(letters);
+        try {
+            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
+            broker.add(record(0, 1));
+            broker.add(record(1, 1));
+            r.result.get(10, TimeUnit.SECONDS);
+            WaitingRequest r2 = t.park(clock.instant(), false, Receiver.ANY);
+            r2.result.get(10, TimeUnit.SECONDS);
+
+            CompletableFuture<Void> refused = t.letters.reject(0, 0);
+            assertEquals(DeadLetter.Reason.REJECTED, letters.awaitWrite(0).letter().reason());
+            letters.refuse(0);
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> refused.get(10, TimeUnit.SECONDS));
+            assertEquals("the dead-letter topic refused the message: topic refused", e.getCause().getMessage());
+            t.settle(0, 0, AcknowledgeType.ACCEPT, true).get(10, TimeUnit.SECONDS);
+
+            CompletableFuture<Void> rejected = t.letters.reject(0, 1);
+            letters.awaitWrite(1);
+            Awaitility.await("not before the write").during(Duration.ofMillis(300)).atMost(WAIT)
+                    .until(() -> !settled.contains("1:REJECT") && !rejected.isDone());
+            letters.accept(1);
+            rejected.get(10, TimeUnit.SECONDS);
+            assertEquals(List.of("0:ACCEPT", "1:REJECT"), settled);
+            assertNull(t.letters.reject(0, 1), "settled once");
+        } finally {
+            stop(t);
+        }
+    }
+
+    /** A topic whose dead letters go to {@code letters}, the broker archiving a record at its second delivery. */
+    private ShareTopic lettering(FakeDeadLetters letters) {
+        return new ShareTopic("g", TOPIC, config(), clock, ConsumerMetrics.Topic.NONE,
+                t -> new ShareWorker(t, this::newConsumer, Duration.ofMillis(10), (topic, answer) -> { }, w -> { }),
+                () -> { }, new DeadLettering(letters), 2);
     }
 
     private WaitingRequest park() {
