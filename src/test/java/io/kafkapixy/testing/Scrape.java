@@ -62,6 +62,11 @@ public final class Scrape {
         return samples.getOrDefault(name, Map.of()).containsKey(want);
     }
 
+    /** The sum of every sample of this name, whatever its labels; 0 when none is exposed. */
+    public double sum(String name) {
+        return samples.getOrDefault(name, Map.of()).values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
     /** Whether any sample of this name is exposed. */
     public boolean has(String name) {
         return samples.containsKey(name);
