@@ -112,8 +112,9 @@ final class Acquired {
     /** A copy for {@link InFlight} at {@code now}: {@code out} with a client, or {@code waiting} for one. */
     InFlight.Message view(Instant now, String where, boolean showMessages, Duration ackTimeout) {
         Instant since = handedAt != null ? handedAt : acquiredAt;
+        // a release after the lock runs out is kept by renewing the lock: the release is when the record goes
         Instant release = releaseDue(ackTimeout);
-        Instant due = release != null && release.isBefore(lockDeadline) ? release : lockDeadline;
+        Instant due = release != null ? release : lockDeadline;
         return new InFlight.Message(record.partition(), record.offset(), message.attempt(),
                 Duration.between(since, now).toMillis(), Duration.between(now, due).toMillis(), where,
                 showMessages ? record.key() : null, showMessages ? record.value() : null);
