@@ -14,14 +14,19 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.kafkapixy.config.ZooKeeperConfig;
 import io.kafkapixy.consumer.DeadLetter;
+import io.kafkapixy.embedded.EmbeddedKafka;
+import io.kafkapixy.stream.v1.ConsumeRequest;
+import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.RejectRequest;
 import io.kafkapixy.stream.v1.RenewRequest;
 import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.StreamConsumer;
 import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonObject;
 import org.apache.curator.test.TestingServer;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
@@ -195,6 +200,79 @@ class DeadLetterTest {
             assertEquals("m0", text(dead.value()));
             assertOrigin(dead, produced, "retries_exhausted", 2);
             awaitSettledUpTo(kind, produced + 1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Kind.class, names = {"KAFKA", "SHARE"})
+    void aStreamsRenewalsKeepItsMessageAndItsRejectsAreDeadLettered(Kind kind) throws Exception {
+        prepare(kind);
+        long produced = kafka.produce(topic, 0, "k", "m0");
+        Duration ackTimeout = Duration.ofSeconds(4);
+        try (RunningPixy pixy = start(kind, kind.settings().ackTimeout(ackTimeout).maxRetries(1)
+                .longPollingTimeout(Duration.ofSeconds(3)))) {
+            StreamConsumer stream = StreamConsumer.open(pixy.channel(), group, List.of(topic), 1);
+            Message m = stream.take(Duration.ofSeconds(60));
+            assertEquals(produced, m.getOffset());
+
+            CompletableFuture<HttpResponse<String>> other = CompletableFuture.supplyAsync(() -> pixy.get(
+                    messages("")));
+            long start = System.nanoTime();
+            while (System.nanoTime() - start < 2 * ackTimeout.toNanos()) {
+                stream.send(ConsumeRequest.newBuilder().addRenewals(StreamConsumer.ref(m)).build());
+                Thread.sleep(500);
+            }
+            assertEquals(408, other.get(60, TimeUnit.SECONDS).statusCode(), "nobody else got it");
+
+            stream.send(ConsumeRequest.newBuilder().addRejects(StreamConsumer.ref(m)).build());
+            ConsumerRecord<byte[], byte[]> dead = kafka.read(deadLetters, 0, 0);
+            assertEquals("k", text(dead.key()));
+            assertOrigin(dead, produced, "rejected", 1);
+            awaitSettledUpTo(kind, produced + 1);
+            stream.halfClose();
+            assertEquals(Status.Code.OK, stream.awaitEnd(Duration.ofSeconds(60)).getCode());
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aDeadLetterTopicTheBrokersDoNotCreateIsRefusedWithAClearErrorAndTheMessageStaysWithItsClient()
+            throws Exception {
+        try (EmbeddedKafka strict = EmbeddedKafka.start(Map.of("auto.create.topics.enable", "false"));
+             Admin admin = Admin.create(Map.of("bootstrap.servers", strict.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get(30, TimeUnit.SECONDS);
+            Properties p = new Properties();
+            p.put("bootstrap.servers", strict.bootstrapServers());
+            p.put("key.serializer", ByteArraySerializer.class.getName());
+            p.put("value.serializer", ByteArraySerializer.class.getName());
+            try (var producer = new KafkaProducer<byte[], byte[]>(p)) {
+                producer.send(new ProducerRecord<>(topic, 0, null, "m0".getBytes(StandardCharsets.UTF_8)))
+                        .get(30, TimeUnit.SECONDS);
+            }
+            try (RunningPixy pixy = RunningPixy.start(RunningPixy.config(strict.bootstrapServers(), "dl-strict",
+                    ConsumerSettingsBuilder.fast().deadLetterTopic("{topic}.dlt")
+                            .longPollingTimeout(Duration.ofSeconds(5))))) {
+                pixy.takeMessage(messages("&noAck"));
+                HttpResponse<String> refused = pixy.post("/topics/" + topic + "/rejects?group=" + group
+                        + "&partition=0&offset=0", "text/plain", "");
+                assertEquals(500, refused.statusCode(), refused.body());
+                assertEquals("the dead-letter topic refused the message: kafka server: Request was for a topic or "
+                        + "partition that does not exist on this broker.", object(refused.body()).getString("error"));
+
+                HttpResponse<String> acked = pixy.post("/topics/" + topic + "/acks?group=" + group
+                        + "&partition=0&offset=0", "text/plain", "");
+                assertEquals(200, acked.statusCode(), "still out with its client: " + acked.body());
+                TestKafka.Waits.until(Duration.ofSeconds(30), "committed past it", () -> {
+                    try {
+                        var c = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                                .get(30, TimeUnit.SECONDS).get(new TopicPartition(topic, 0));
+                        return c != null && c.offset() == 1;
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                });
+            }
         }
     }
 

@@ -107,7 +107,8 @@ final class ShareLetters {
             a.lettering = false;
             if (a.settlement != null || a.lost) {
                 // its lock ran out meanwhile: the broker delivers it again, and it may be dead-lettered twice
-                return a.confirmed;
+                return CompletableFuture.failedFuture(
+                        new org.apache.kafka.common.errors.InvalidRecordStateException("the broker's lock ran out"));
             }
             a.settlement = AcknowledgeType.REJECT;
             a.awaited = true;
