@@ -36,7 +36,7 @@ final class DeadLetterDesk implements Lettering.Exhausted {
             TopicPartition tp = new TopicPartition(topic, partition);
             PartitionState p = state.assigned.get(tp);
             if (!letters.enabled()) {
-                if (p == null || !p.isOffered(offset)) {
+                if (p == null || !p.isOut(offset)) {
                     return null;
                 }
                 state.ack(topic, partition, offset);
@@ -44,7 +44,7 @@ final class DeadLetterDesk implements Lettering.Exhausted {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             Instant now = state.clock.instant();
-            ConsumedMessage m = p == null ? null : p.withdraw(offset, now);
+            ConsumedMessage m = p == null ? null : p.withdraw(offset);
             if (m == null) {
                 return null;
             }
@@ -96,7 +96,12 @@ final class DeadLetterDesk implements Lettering.Exhausted {
         public void notWritten() {
             state.locked(() -> {
                 Instant now = state.clock.instant();
-                p.lettering.restore(offset, retryAfter == null ? null : now.plus(retryAfter));
+                if (retryAfter == null) {
+                    p.lettering.restore(offset);
+                } else {
+                    // its retries have run out: it stays out of circulation, written again by the owning thread
+                    p.lettering.retryAt(offset, now.plus(retryAfter));
+                }
                 state.commits.ackTaken();
             });
         }

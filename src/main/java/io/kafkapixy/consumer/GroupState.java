@@ -222,6 +222,10 @@ final class GroupState implements Settler {
             if (p == null) {
                 return false;
             }
+            if (p.lettering.holds(offset)) {
+                // given up on: its dead letter settles it
+                return false;
+            }
             boolean changed = p.ack(offset);
             commits.ackTaken();
             streams.releaseEverywhere(p.tp, offset);

@@ -2,6 +2,7 @@ package io.kafkapixy.consumer;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,21 +12,39 @@ import io.kafkapixy.offset.OffsetTracker;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The messages of one partition whose dead letter is being written ({@link DeadLettering}): out of circulation, their
- * offers taken from the tracker, so no client gets them and no deadline runs, while the committed offset stays below
- * them until {@link #done} and an ack.
+ * The messages of one partition given up on ({@link DeadLettering}): out of circulation, their offers taken from the
+ * tracker, so no client gets them, no client can ack, reject or renew them and no deadline runs, while the committed
+ * offset stays below them until {@link #done} and an ack. A message whose retries ran out stays here while its dead
+ * letter is written again after a refusal; a rejected one goes back to its client ({@link #restore}).
  *
  * <p>Not thread-safe: part of its {@link PartitionState}, under the group's lock.
  */
 final class Lettering {
 
-    /** Takes a message whose retries ran out; it is out of circulation until it is lettered or comes back. */
+    /** Takes a message whose retries ran out; it stays here until it is lettered. */
     interface Exhausted {
         void giveUp(PartitionState p, ConsumedMessage m, int deliveries);
     }
 
-    /** A message taken out of circulation: its record, its offer as it was, and since when. */
-    private record Letter(PartitionState.Out out, Offer offer, Instant since) {
+    /** A message out of circulation: its record and offer as they were, its letter, and when its write is due again. */
+    private static final class Letter {
+        final PartitionState.Out out;
+        final Offer offer;
+        final ConsumedMessage message;
+        final int deliveries;
+        /** When its write is tried again after a refusal; null while a write is under way. */
+        Instant retryAt;
+
+        Letter(PartitionState.Out out, Offer offer, ConsumedMessage message, int deliveries) {
+            this.out = out;
+            this.offer = offer;
+            this.message = message;
+            this.deliveries = deliveries;
+        }
+    }
+
+    /** A message whose dead letter is due to be written again, and how many deliveries it had. */
+    record Due(ConsumedMessage message, int deliveries) {
     }
 
     private final TopicPartition tp;
@@ -41,14 +60,19 @@ final class Lettering {
     }
 
     /**
-     * Takes the offered message at {@code offset} out of circulation; returns it as its client last got it, or with
-     * {@code deliveries} (≥ 0) as its delivery number.
+     * Takes the offered message at {@code offset} out of circulation and returns it as its dead letter carries it:
+     * with the delivery number {@code deliveries} (the deliveries it had, its last included).
      */
-    ConsumedMessage withdraw(long offset, Instant now, int deliveries) {
-        Letter l = new Letter(offered.remove(offset), tracker.withdraw(offset), now);
-        letters.put(offset, l);
-        int attempt = deliveries >= 0 ? deliveries : l.offer.retryNo() + 1;
-        return PartitionState.message(tp, l.out.record(), attempt);
+    ConsumedMessage withdraw(long offset, int deliveries) {
+        PartitionState.Out out = offered.remove(offset);
+        ConsumedMessage m = PartitionState.message(tp, out.record(), deliveries);
+        letters.put(offset, new Letter(out, tracker.withdraw(offset), m, deliveries));
+        return m;
+    }
+
+    /** Whether the message at {@code offset} is out of circulation here. */
+    boolean holds(long offset) {
+        return letters.containsKey(offset);
     }
 
     /** The letter of {@code offset} is written; false when it is not here. The caller acks it. */
@@ -56,18 +80,36 @@ final class Lettering {
         return letters.remove(offset) != null;
     }
 
-    /**
-     * The letter of {@code offset} was not written: the message is back out with its client, with its offer as it
-     * was; with {@code retryAt} its retries have still run out at {@code retryAt}, when the write is tried again.
-     */
-    void restore(long offset, Instant retryAt) {
+    /** A rejected message's letter was not written: it is back out with its client, its offer as it was. */
+    void restore(long offset) {
         Letter l = letters.remove(offset);
-        if (l == null || tracker.isAcked(offset)) {
-            // a client's late ack took it meanwhile
-            return;
+        if (l != null) {
+            offered.put(offset, l.out);
+            tracker.putBack(l.offer);
         }
-        offered.put(offset, l.out);
-        tracker.putBack(retryAt == null ? l.offer : new Offer(offset, l.offer.retryNo() - 1, retryAt));
+    }
+
+    /** A letter was not written: it is written again from {@code at} on ({@link #due}). */
+    void retryAt(long offset, Instant at) {
+        Letter l = letters.get(offset);
+        if (l != null) {
+            l.retryAt = at;
+        }
+    }
+
+    /** The letters whose write is due again at {@code now}, each marked under way. */
+    List<Due> due(Instant now) {
+        List<Due> due = null;
+        for (Letter l : letters.values()) {
+            if (l.retryAt != null && !now.isBefore(l.retryAt)) {
+                l.retryAt = null;
+                if (due == null) {
+                    due = new ArrayList<>(1);
+                }
+                due.add(new Due(l.message, l.deliveries));
+            }
+        }
+        return due == null ? List.of() : due;
     }
 
     boolean none() {
@@ -78,8 +120,9 @@ final class Lettering {
     void view(Instant now, InFlight.Rows rows, List<InFlight.Message> messages) {
         for (Letter l : letters.values()) {
             if (rows.take()) {
-                messages.add(new InFlight.Message(tp.partition(), l.offer.offset(), l.offer.retryNo() + 1,
-                        Duration.between(l.out.since(), now).toMillis(), 0, "dead_lettering",
+                messages.add(new InFlight.Message(tp.partition(), l.message.offset(), l.deliveries,
+                        Duration.between(l.out.since(), now).toMillis(),
+                        l.retryAt == null ? 0 : Duration.between(now, l.retryAt).toMillis(), "dead_lettering",
                         rows.showMessages() ? l.out.record().key() : null,
                         rows.showMessages() ? l.out.record().value() : null));
             }

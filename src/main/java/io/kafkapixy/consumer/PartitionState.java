@@ -155,6 +155,11 @@ final class PartitionState {
      * interval, so exhausted offers are dropped even when no request comes (the original checks every second).
      */
     void takeDueRetry(Instant now, int maxRetries) {
+        if (exhausted != null && !lettering.none()) {
+            for (Lettering.Due d : lettering.due(now)) {
+                exhausted.giveUp(this, d.message(), d.deliveries());
+            }
+        }
         while (dueRetry == null) {
             Optional<Offer> retry = tracker.nextRetry(now);
             if (retry.isEmpty()) {
@@ -164,10 +169,8 @@ final class PartitionState {
             if (maxRetries >= 0 && offer.retryNo() > maxRetries) {
                 Out out = offered.get(offer.offset());
                 if (exhausted != null && out != null) {
-                    // delivered retryNo times: the dead letter says so, and a failed write comes back exhausted
-                    dropDueRetry(offer.offset());
-                    exhausted.giveUp(this, lettering.withdraw(offer.offset(), now, offer.retryNo()),
-                            offer.retryNo());
+                    // delivered retryNo times
+                    exhausted.giveUp(this, lettering.withdraw(offer.offset(), offer.retryNo()), offer.retryNo());
                     continue;
                 }
                 LOG.log(Level.WARNING, "Too many retries: retryNo={0}, offset={1}, partition={2}, msg={3}",
@@ -207,7 +210,8 @@ final class PartitionState {
      * unless acked first. False when it is not out with a client (acked, waiting to be offered again, or given up).
      */
     boolean renew(long offset, Instant due) {
-        if (!offered.containsKey(offset) || dueRetry != null && dueRetry.offset() == offset) {
+        // on its way to another member, a partition waits for its offers' deadlines: they may not move
+        if (revoking || !isOut(offset)) {
             return false;
         }
         return tracker.reschedule(offset, -1, due);
@@ -217,18 +221,22 @@ final class PartitionState {
      * Takes the message at {@code offset} out of circulation while its dead letter is written; returns it as its
      * client last got it, or null when it is not out with a client.
      */
-    ConsumedMessage withdraw(long offset, Instant now) {
-        if (!offered.containsKey(offset)) {
+    ConsumedMessage withdraw(long offset) {
+        if (!isOut(offset)) {
             return null;
         }
-        dropDueRetry(offset);
-        return lettering.withdraw(offset, now, -1);
+        int attempt = 0;
+        for (Offer o : tracker.offers()) {
+            if (o.offset() == offset) {
+                attempt = o.retryNo() + 1;
+            }
+        }
+        return lettering.withdraw(offset, attempt);
     }
 
-    private void dropDueRetry(long offset) {
-        if (dueRetry != null && dueRetry.offset() == offset) {
-            dueRetry = null;
-        }
+    /** Out with a client: offered, not acked, not due again and waiting for a request. */
+    boolean isOut(long offset) {
+        return offered.containsKey(offset) && (dueRetry == null || dueRetry.offset() != offset);
     }
 
     /** The dead letter of {@code offset} is written: the message counts as acked. False when it is not here. */
@@ -246,7 +254,10 @@ final class PartitionState {
         return offered.containsKey(offset);
     }
 
-    /** Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). */
+    /**
+     * Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). A message on its
+     * way to the dead-letter topic takes no ack: see {@link Lettering#holds}.
+     */
     boolean ack(long offset) {
         offered.remove(offset);
         if (dueRetry != null && dueRetry.offset() == offset) {

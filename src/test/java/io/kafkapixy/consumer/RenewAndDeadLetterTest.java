@@ -111,6 +111,9 @@ class RenewAndDeadLetterTest {
         WaitingRequest waiting = rig.request();
         assertEquals(0, committed(rig), "not settled while the write is out");
         assertFalse(waiting.result.isDone(), "and offered to nobody");
+        assertFalse(rig.state.ack(TOPIC, 0, 0), "a late ack does not take it: its dead letter settles it");
+        assertFalse(rig.state.renew(TOPIC, 0, 0));
+        assertNull(rig.state.letters.reject(TOPIC, 0, 0));
 
         deadLetters.accept(0);
         MemberRig.await("settled", () -> rig.meters.deadLetters.contains(DeadLetter.Reason.RETRIES_EXHAUSTED));
@@ -131,6 +134,9 @@ class RenewAndDeadLetterTest {
         WaitingRequest waiting = rig.request();
         assertEquals(0, committed(rig), "nothing settled");
         assertFalse(waiting.result.isDone(), "its retries have run out: no client gets it again");
+        assertFalse(rig.state.renew(TOPIC, 0, 0), "nor renews or rejects it while its write waits to be tried again");
+        assertNull(rig.state.letters.reject(TOPIC, 0, 0));
+        assertFalse(rig.state.ack(TOPIC, 0, 0));
 
         rig.clock.advance(DeadLettering.RETRY_DELAY.plusMillis(1));
         rig.loop.step();
@@ -164,6 +170,34 @@ class RenewAndDeadLetterTest {
         assertEquals(1, committed(rig));
         assertEquals(1, rig.meters.rejects.get());
         assertNull(rig.state.letters.reject(TOPIC, 0, 0), "settled: a second reject takes nothing");
+    }
+
+    @Test
+    void aMessageWhoseAckTimeoutRanOutIsNoLongerItsClientsToRenewOrReject() {
+        MemberRig rig = member(-1, true);
+        take(rig);
+        rig.clock.advance(ACK_TIMEOUT.plusSeconds(1));
+        rig.loop.step();
+
+        assertFalse(rig.state.renew(TOPIC, 0, 0));
+        assertNull(rig.state.letters.reject(TOPIC, 0, 0), "due again, waiting for a request");
+        ConsumedMessage again = take(rig);
+        assertEquals(2, again.attempt());
+        rig.state.letters.reject(TOPIC, 0, 0);
+        assertEquals(2, deadLetters.awaitWrite(0).letter().deliveries(), "rejected at its second delivery");
+    }
+
+    @Test
+    void aPartitionOnItsWayToAnotherMemberTakesNoRenewal() {
+        PartitionState p = new PartitionState(tp(0), new io.kafkapixy.offset.OffsetTracker(0, "", ACK_TIMEOUT),
+                null, 0);
+        p.addFetched(new org.apache.kafka.clients.consumer.ConsumerRecord<>(TOPIC, 0, 0L, null, new byte[0]));
+        assertEquals(0, p.next(MemberRig.T0, 300, -1).offset());
+        assertTrue(p.renew(0, MemberRig.T0.plus(ACK_TIMEOUT)));
+
+        p.startRevoking();
+        assertFalse(p.renew(0, MemberRig.T0.plus(ACK_TIMEOUT.multipliedBy(2))),
+                "its wait for acks would never end while a client kept renewing");
     }
 
     @Test

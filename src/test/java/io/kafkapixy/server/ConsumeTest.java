@@ -378,6 +378,42 @@ class ConsumeTest {
     }
 
     @Test
+    void rejectsAndRenewalsTakeTheAcksParametersAndGiveItsAnswers() {
+        kafka.createTopic(topic, 1);
+        try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
+            List<String> queries = List.of("", "?group=", "?group=a&group=b", "?group=" + group,
+                    "?group=" + group + "&partition=0", "?group=" + group + "&partition=x&offset=1",
+                    "?group=" + group + "&partition=-1&offset=3", "?group=" + group + "&partition=0&offset=3",
+                    "?group=" + group + "&noAck");
+            for (String verb : List.of("rejects", "renewals")) {
+                for (String path : List.of("/topics/" + topic + "/", "/clusters/nope/topics/" + topic + "/")) {
+                    for (String query : queries) {
+                        HttpResponse<String> ack = pixy.post(path + "acks" + query, "text/plain", "");
+                        HttpResponse<String> other = pixy.post(path + verb + query, "text/plain", "");
+                        assertEquals(ack.statusCode() + " " + ack.body(), other.statusCode() + " " + other.body(),
+                                verb + query + " on " + path);
+                        assertTrue(ack.statusCode() >= 400, "bad or not held: " + query);
+                    }
+                }
+            }
+            var stream = io.kafkapixy.stream.v1.PixyStreamGrpc.newBlockingStub(pixy.channel());
+            StatusRuntimeException badAck = assertThrows(StatusRuntimeException.class, () -> pixy.grpc().ack(
+                    AckRq.newBuilder().setTopic(topic).setGroup(group).setPartition(-1).setOffset(3).build()));
+            StatusRuntimeException badRenewal = assertThrows(StatusRuntimeException.class, () -> stream.renew(
+                    io.kafkapixy.stream.v1.RenewRequest.newBuilder().setTopic(topic).setGroup(group).setPartition(-1)
+                            .setOffset(3).build()));
+            assertEquals(badAck.getStatus().toString(), badRenewal.getStatus().toString());
+            StatusRuntimeException unknownCluster = assertThrows(StatusRuntimeException.class, () -> stream.renew(
+                    io.kafkapixy.stream.v1.RenewRequest.newBuilder().setCluster("nope").setTopic(topic)
+                            .setGroup(group).setPartition(0).setOffset(3).build()));
+            StatusRuntimeException ackUnknownCluster = assertThrows(StatusRuntimeException.class, () -> pixy.grpc()
+                    .ack(AckRq.newBuilder().setCluster("nope").setTopic(topic).setGroup(group).setPartition(0)
+                            .setOffset(3).build()));
+            assertEquals(ackUnknownCluster.getStatus().toString(), unknownCluster.getStatus().toString());
+        }
+    }
+
+    @Test
     void badConsumeParametersGetTheOriginalsTexts() {
         try (RunningPixy pixy = start(ConsumerSettingsBuilder.fast())) {
             assertEquals("one consumer group is expected, but 0 provided",

@@ -85,7 +85,9 @@ final class ShareLetters {
     }
 
     private CompletableFuture<Void> send(Acquired a, DeadLetter.Reason reason, Duration retryAfter) {
-        DeadLetter letter = new DeadLetter(t.group, a.message, reason, a.message.attempt(), t.clock.instant());
+        // the broker counts an acquisition as a delivery; one no client got (waiting here) is not counted here
+        int deliveries = a.handedAt == null ? a.message.attempt() - 1 : a.message.attempt();
+        DeadLetter letter = new DeadLetter(t.group, a.message, reason, deliveries, t.clock.instant());
         CompletableFuture<Void> settled = letters.send(letter, t.meters, new DeadLettering.Held() {
             @Override
             public CompletableFuture<Void> written() {
