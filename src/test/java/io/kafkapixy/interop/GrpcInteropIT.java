@@ -68,7 +68,10 @@ class GrpcInteropIT {
         plainGrpc = PixyProcess.freePort();
         int plainRest = PixyProcess.freePort();
         Path plainConfig = WORK.resolve("plain.yaml");
-        Files.writeString(plainConfig, config(plainGrpc, "127.0.0.1:" + plainRest, ""));
+        Files.writeString(plainConfig, config(plainGrpc, "127.0.0.1:" + plainRest, "") + """
+                    consumer:
+                      dead_letter_topic: "{topic}.dlt"
+                """);
         plain = PixyProcess.launch(WORK.resolve("plain.log"), "-config", plainConfig.toString());
 
         TestCerts certs = new TestCerts(Files.createDirectories(WORK.resolve("tls")));
@@ -92,6 +95,7 @@ class GrpcInteropIT {
                     consumer:
                       membership: share
                       ack_timeout: 30s
+                      dead_letter_topic: "{topic}.dlt"
                 """);
         share = PixyProcess.launch(WORK.resolve("share.log"), "-config", shareConfig.toString());
 
@@ -286,6 +290,75 @@ class GrpcInteropIT {
         TestKafka.Waits.until(Duration.ofSeconds(30), "every message acked and committed",
                 () -> kafka.committed(group, topic).containsKey(0)
                       && kafka.committed(group, topic).get(0).offset() == kafka.endOffsets(topic, 1).get(0));
+    }
+
+    @Test
+    void pythonGrpcioRenewsAndRejectsIntoTheDeadLetterTopic() throws Exception {
+        deadLetters(false);
+    }
+
+    @Test
+    void pythonGrpcioRenewsAndRejectsIntoTheDeadLetterTopicInAShareGroup() throws Exception {
+        deadLetters(true);
+    }
+
+    /**
+     * {@code python/dead_letters.py}: a message renewed and rejected with the unary calls, another on a stream; both
+     * read from the dead-letter topic with a plain consumer, with their key, header and origin headers, and settled.
+     */
+    private void deadLetters(boolean shareGroup) throws Exception {
+        PythonClient python = PYTHON;
+        Path work = prepared(python);
+        String topic = kafka.createTopic(TestKafka.uniqueTopic("interop-dl"), 1);
+        String group = "interop-dl-" + System.nanoTime();
+        if (shareGroup) {
+            kafka.admin().incrementalAlterConfigs(Map.of(new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.GROUP, group), List.of(
+                    new org.apache.kafka.clients.admin.AlterConfigOp(new org.apache.kafka.clients.admin.ConfigEntry(
+                            "share.auto.offset.reset", "earliest"),
+                            org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } else {
+            kafka.commit(group, topic, 0, 0, "");
+        }
+
+        Commands.Result r = Commands.run(work, python.env(work), CLIENT_TIMEOUT, List.of(python.python(),
+                InteropClient.SOURCES.resolve("python/dead_letters.py").toAbsolutePath().toString(),
+                "127.0.0.1:" + (shareGroup ? shareGrpc : plainGrpc), topic, group));
+
+        assertTrue(r.ok(), r.describe());
+        Map<String, List<JsonObject>> steps = new HashMap<>();
+        r.out().lines().filter(l -> l.startsWith("{")).forEach(l -> {
+            JsonObject step = JsonBodies.object(l);
+            steps.computeIfAbsent(step.getString("step"), k -> new ArrayList<>()).add(step);
+        });
+        String context = r.describe();
+        assertEquals("m1", only(steps, "consumed", context).getString("message"), context);
+        assertEquals("m2", only(steps, "streamed", context).getString("message"), context);
+        JsonObject after = only(steps, "renewed_after_reject", context);
+        assertEquals("UNKNOWN", after.getString("code"), context);
+        assertEquals("ack timeout", after.getString("details"), context);
+        only(steps, "stream_ended", context);
+
+        var dead = kafka.readFrom(topic + ".dlt", 0, 0, 2);
+        java.util.Set<String> seen = new java.util.TreeSet<>();
+        for (var d : dead) {
+            seen.add(text(d.key()) + "=" + text(d.value()));
+            assertEquals("v", text(d.headers().lastHeader("h").value()));
+            assertEquals(topic, text(d.headers().lastHeader("kafkapixy-dlt-original-topic").value()));
+            assertEquals(group, text(d.headers().lastHeader("kafkapixy-dlt-original-group").value()));
+            assertEquals("rejected", text(d.headers().lastHeader("kafkapixy-dlt-reason").value()));
+            assertEquals("1", text(d.headers().lastHeader("kafkapixy-dlt-deliveries").value()));
+        }
+        assertEquals(java.util.Set.of("k1=m1", "k2=m2"), seen);
+        if (shareGroup) {
+            TestKafka.Waits.until(Duration.ofSeconds(30), "both rejected at the broker",
+                    () -> shareLag(group, topic) == 0);
+        } else {
+            TestKafka.Waits.until(Duration.ofSeconds(30), "both committed past",
+                    () -> kafka.committed(group, topic).containsKey(0)
+                          && kafka.committed(group, topic).get(0).offset() == 2);
+        }
     }
 
     private void scenario(InteropClient client, boolean overTls) throws Exception {
