@@ -82,7 +82,8 @@ final class Validation {
         check(out, SaslConfig.MECHANISMS.contains(sasl.mechanism()),
                 "net.sasl.mechanism must be one of " + String.join(", ", SaslConfig.MECHANISMS) + ", got \""
                 + sasl.mechanism() + "\"");
-        bounds(out, cons.settings(), ConsumerConfig.FETCH_MAX_WAIT);
+        bounds(out, cons.settings(), ConsumerConfig.FETCH_MAX_WAIT, ConsumerConfig.SHARE_CONSUMERS,
+                ConsumerConfig.DEAD_LETTER_TOPIC);
 
         bounds(out, p.zooKeeper().settings(), ZooKeeperConfig.SESSION_TIMEOUT);
         check(out, cons.membership() != ConsumerConfig.Membership.ZOOKEEPER || !p.zooKeeper().seedPeers().isEmpty(),

@@ -470,6 +470,11 @@ class ConfigLoaderTest {
                 Arguments.of("net", "sasl", "{enable: true, user: u}",
                         "net.sasl.password must not be empty when net.sasl.enable is true"),
                 Arguments.of("consumer", "fetch_max_wait", "999us", "consumer.fetch_max_wait must be >= 1ms"),
+                Arguments.of("consumer", "share_consumers", "0", "consumer.share_consumers must be > 0"),
+                Arguments.of("consumer", "dead_letter_topic", "\"{topic} dlt\"", "consumer.dead_letter_topic must be "
+                        + "a topic name (letters, digits, '.', '_', '-'), `{topic}` standing for the message's topic"),
+                Arguments.of("consumer", "dead_letter_topic", "..", "consumer.dead_letter_topic must be a topic "
+                        + "name (letters, digits, '.', '_', '-'), `{topic}` standing for the message's topic"),
                 Arguments.of("zoo_keeper", "session_timeout", "0s", "zoo_keeper.session_timeout must be > 0"));
     }
 
