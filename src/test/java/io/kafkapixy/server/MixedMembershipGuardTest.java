@@ -6,6 +6,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -20,6 +25,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,13 +106,89 @@ class MixedMembershipGuardTest {
     }
 
     @Test
-    void aGroupIsServedWhenZooKeeperDoesNotAnswer() throws Exception {
+    void aGroupIsServedAtOnceWhenZooKeeperDoesNotAnswerAndGetsWhatIsProducedAfterItsFirstPoll() throws Exception {
         kafka.createTopic(topic, 1);
-        try (RunningPixy pixy = kafkaModeWithZooKeeper("127.0.0.1:" + freePort())) {
-            HttpResponse<String> rs = pixy.get(messages());
-            assertEquals(408, rs.statusCode(), rs.body());
-            TestKafka.Waits.until(Duration.ofSeconds(30), "a member of the group",
-                    () -> !kafka.assignment(group, topic).isEmpty());
+        int port = freePort();
+        try (ZooKeeperLines lines = new ZooKeeperLines(port);
+             RunningPixy pixy = kafkaModeWithZooKeeper("127.0.0.1:" + port)) {
+            HttpResponse<String> first = pixy.get(messages());
+            assertEquals(408, first.statusCode(), first.body());
+            kafka.produce(topic, 0, null, "right after the first poll");
+            HttpResponse<String> next = pixy.get(messages());
+            assertEquals(200, next.statusCode(), "the group had joined when its first poll ended: " + next.body());
+
+            // a gone ZooKeeper is said once, not every reconnect attempt of a client
+            Awaitility.await("no more lines about ZooKeeper").during(Duration.ofSeconds(6))
+                    .atMost(Duration.ofSeconds(20)).until(() -> lines.size() <= 1);
+            assertEquals(1, lines.size(), lines.toString());
+            assertTrue(lines.first().contains("does not answer") && lines.first().contains(String.valueOf(port)),
+                    lines.toString());
+        }
+    }
+
+    @Test
+    void aZooKeeperThatAnswersAgainIsSaidOnceAndGuardsTheNextGroups() throws Exception {
+        kafka.createTopic(topic, 1);
+        int port = freePort();
+        try (ZooKeeperLines lines = new ZooKeeperLines(port);
+             RunningPixy pixy = kafkaModeWithZooKeeper("127.0.0.1:" + port)) {
+            assertEquals(408, pixy.get(messages()).statusCode(), "served while ZooKeeper is gone");
+            try (TestingServer back = new TestingServer(port, true);
+                 CuratorFramework other = CuratorFrameworkFactory.newClient(back.getConnectString(),
+                         new RetryOneTime(100))) {
+                other.start();
+                String later = group + "-later";
+                other.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath("/kp/consumers/" + later + "/ids/pixy_original_2", "{}".getBytes(StandardCharsets.UTF_8));
+                // a group made a member of before that is not checked again: ask for the next one only after
+                TestKafka.Waits.until(Duration.ofSeconds(90), "ZooKeeper said to answer again",
+                        () -> lines.toString().contains("answers again"));
+                assertEquals(503, pixy.get("/topics/" + topic + "/messages?group=" + later).statusCode());
+                assertEquals(2, lines.size(), "one line when it went, one when it came back: " + lines);
+            }
+        }
+    }
+
+    /** Log lines of WARNING or above about the ZooKeeper at {@code port}, and the guard's INFO lines, while open. */
+    private static final class ZooKeeperLines extends Handler implements AutoCloseable {
+        private final String port;
+        private final List<String> lines = new CopyOnWriteArrayList<>();
+
+        ZooKeeperLines(int port) {
+            this.port = String.valueOf(port);
+            Logger.getLogger("").addHandler(this);
+        }
+
+        @Override
+        public void publish(LogRecord r) {
+            String text = new SimpleFormatter().formatMessage(r) + (r.getThrown() == null ? "" : " " + r.getThrown());
+            boolean guard = r.getLoggerName() != null && r.getLoggerName().endsWith("MixedMembershipGuard");
+            if (text.contains(port) && (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue() || guard)
+                || guard && text.contains("answers again")) {
+                lines.add(r.getLevel() + " " + r.getLoggerName() + ": " + text);
+            }
+        }
+
+        int size() {
+            return lines.size();
+        }
+
+        String first() {
+            return lines.getFirst();
+        }
+
+        @Override
+        public String toString() {
+            return String.join("\n", lines);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            Logger.getLogger("").removeHandler(this);
         }
     }
 
