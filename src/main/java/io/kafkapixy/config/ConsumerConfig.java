@@ -107,9 +107,14 @@ public final class ConsumerConfig {
     public static final ConsumerConfig DEFAULT = new ConsumerConfig(Settings.defaults(KEYS));
 
     private final Settings values;
+    /** Asked on every consume and ack: kept at hand rather than looked up and searched each time. */
+    private final boolean allShare;
+    private final java.util.Set<String> shareGroupNames;
 
     private ConsumerConfig(Settings values) {
         this.values = values;
+        this.allShare = values.get(MEMBERSHIP) == Membership.SHARE;
+        this.shareGroupNames = java.util.Set.copyOf(values.get(SHARE_GROUPS));
     }
 
     /** This section with {@code key} set to {@code value}. */
@@ -211,12 +216,12 @@ public final class ConsumerConfig {
 
     /** Whether {@code group} is a share group here: {@code membership: share}, or named in {@code share_groups}. */
     public boolean isShareGroup(String group) {
-        return membership() == Membership.SHARE || shareGroups().contains(group);
+        return allShare || shareGroupNames.contains(group);
     }
 
     /** Whether any group may be a share group here. */
     public boolean usesShareGroups() {
-        return membership() == Membership.SHARE || !shareGroups().isEmpty();
+        return allShare || !shareGroupNames.isEmpty();
     }
 
     @Override
