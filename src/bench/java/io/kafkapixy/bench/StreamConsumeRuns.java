@@ -19,7 +19,9 @@ import io.kafkapixy.stream.v1.PixyStreamGrpc;
  * Streaming Consume over a {@link FilledTopic} in a fresh group: each stream starts with {@link #CREDITS} credits and,
  * for every {@link #BATCH} messages it gets, sends one request acking them and granting as many credits again (a
  * flusher sends a partial batch every {@link #FLUSH_MS} ms, so the stream never waits on a batch that cannot fill).
- * Every message is acked; the rate counts messages delivered in the window.
+ * Every message is acked; the rate counts messages delivered in the window, which opens after the warm-up or once a
+ * quarter of the topic has been read, whichever comes first: streams read a topic filled for the unary rows in a second
+ * or two, and would otherwise drain it before the window opened.
  */
 final class StreamConsumeRuns {
 
@@ -30,18 +32,54 @@ final class StreamConsumeRuns {
     private StreamConsumeRuns() {
     }
 
+    /** The measured window: opened once, by the warm-up's end or by a quarter of the topic read. */
+    static final class Window {
+        private final long plannedStart;
+        private final long earlyAfter;
+        private final long duration;
+        private final AtomicLong start = new AtomicLong();
+
+        Window(long plannedStart, long earlyAfter, long duration) {
+            this.plannedStart = plannedStart;
+            this.earlyAfter = earlyAfter;
+            this.duration = duration;
+        }
+
+        /** Opens the window at {@code now} when the warm-up is over or {@code read} messages end it early. */
+        void maybeOpen(long now, long read) {
+            if (start.get() == 0 && (now >= plannedStart || read >= earlyAfter)) {
+                start.compareAndSet(0, now);
+            }
+        }
+
+        boolean open() {
+            return start.get() != 0;
+        }
+
+        boolean contains(long now) {
+            long s = start.get();
+            return s != 0 && now >= s && now <= s + duration;
+        }
+
+        long start() {
+            return start.get();
+        }
+
+        long end() {
+            return start.get() + duration;
+        }
+    }
+
     static ClosedLoop.Result run(BenchContext ctx, FilledTopic topic, String group, int streams) throws Exception {
-        long start = System.nanoTime();
-        long measureStart = start + ctx.options.warmup().toNanos();
-        long deadline = measureStart + ctx.options.duration().toNanos();
+        Window window = new Window(System.nanoTime() + ctx.options.warmup().toNanos(), topic.messages() / 4,
+                ctx.options.duration().toNanos());
         AtomicLong inWindow = new AtomicLong();
         AtomicLong total = new AtomicLong();
         AtomicLong drainedAt = new AtomicLong();
         AtomicReference<String> firstError = new AtomicReference<>();
         List<Stream> all = new ArrayList<>();
         for (int s = 0; s < streams; s++) {
-            Stream stream = new Stream(ctx, topic, group, measureStart, deadline, inWindow, total, drainedAt,
-                    firstError);
+            Stream stream = new Stream(ctx, topic, group, window, inWindow, total, drainedAt, firstError);
             all.add(stream);
         }
         Thread flusher = Thread.ofPlatform().daemon().name("stream-flush").start(() -> {
@@ -54,8 +92,13 @@ final class StreamConsumeRuns {
                 }
             }
         });
-        sleepUntil(measureStart);
+        while (!window.open()) {
+            window.maybeOpen(System.nanoTime(), total.get());
+            Thread.sleep(5);
+        }
         CpuMeter.Snapshot cpuStart = ctx.cpu.snapshot();
+        long measureStart = window.start();
+        long deadline = window.end();
         while (System.nanoTime() < deadline && drainedAt.get() == 0) {
             Thread.sleep(50);
         }
@@ -74,18 +117,10 @@ final class StreamConsumeRuns {
                 cpuEnd));
     }
 
-    private static void sleepUntil(long nanoTime) throws InterruptedException {
-        long wait = nanoTime - System.nanoTime();
-        if (wait > 0) {
-            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(wait));
-        }
-    }
-
     /** One stream: counts what comes, acks and re-credits it in batches. */
     private static final class Stream implements ClientResponseObserver<ConsumeRequest, ConsumeResponse> {
         final CompletableFuture<Void> end = new CompletableFuture<>();
-        private final long measureStart;
-        private final long deadline;
+        private final Window window;
         private final long topicSize;
         private final AtomicLong inWindow;
         private final AtomicLong total;
@@ -97,10 +132,9 @@ final class StreamConsumeRuns {
         private int pendingCount;
         private boolean closed;
 
-        Stream(BenchContext ctx, FilledTopic topic, String group, long measureStart, long deadline,
-               AtomicLong inWindow, AtomicLong total, AtomicLong drainedAt, AtomicReference<String> firstError) {
-            this.measureStart = measureStart;
-            this.deadline = deadline;
+        Stream(BenchContext ctx, FilledTopic topic, String group, Window window, AtomicLong inWindow,
+               AtomicLong total, AtomicLong drainedAt, AtomicReference<String> firstError) {
+            this.window = window;
             this.topicSize = topic.messages();
             this.inWindow = inWindow;
             this.total = total;
@@ -122,10 +156,11 @@ final class StreamConsumeRuns {
         public void onNext(ConsumeResponse rs) {
             long now = System.nanoTime();
             int n = rs.getMessagesCount();
-            if (now >= measureStart && now <= deadline) {
+            long before = total.getAndAdd(n);
+            window.maybeOpen(now, before + n);
+            if (window.contains(now)) {
                 inWindow.addAndGet(n);
             }
-            long before = total.getAndAdd(n);
             if (before < topicSize && before + n >= topicSize) {
                 drainedAt.compareAndSet(0, now);
             }
