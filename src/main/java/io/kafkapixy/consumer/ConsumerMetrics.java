@@ -25,13 +25,6 @@ public interface ConsumerMetrics {
     /** This instance's partitions of {@code group} changed (assigned, revoked or lost). */
     void rebalanced(String group);
 
-    /** A client rejected a message of a classic group's topic: acked, and counted apart from the acks. */
-    default void rejected(String group, String topic, String mode) {
-        Topic t = topic(group, topic, mode);
-        t.rejected();
-        t.remove();
-    }
-
     /** No member of {@code group} is left on this instance: its group-level meters go. */
     default void groupGone(String group) {
     }

@@ -61,12 +61,15 @@ final class Lettering {
 
     /**
      * Takes the offered message at {@code offset} out of circulation and returns it as its dead letter carries it:
-     * with the delivery number {@code deliveries} (the deliveries it had, its last included).
+     * with the delivery number {@code deliveries} (the deliveries it had, its last included), or, with -1, the one its
+     * client got.
      */
     ConsumedMessage withdraw(long offset, int deliveries) {
         PartitionState.Out out = offered.remove(offset);
-        ConsumedMessage m = PartitionState.message(tp, out.record(), deliveries);
-        letters.put(offset, new Letter(out, tracker.withdraw(offset), m, deliveries));
+        Offer offer = tracker.withdraw(offset);
+        int delivered = deliveries >= 0 ? deliveries : offer.retryNo() + 1;
+        ConsumedMessage m = PartitionState.message(tp, out.record(), delivered);
+        letters.put(offset, new Letter(out, offer, m, delivered));
         return m;
     }
 

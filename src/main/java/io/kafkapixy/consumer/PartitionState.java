@@ -225,13 +225,7 @@ final class PartitionState {
         if (!isOut(offset)) {
             return null;
         }
-        int attempt = 0;
-        for (Offer o : tracker.offers()) {
-            if (o.offset() == offset) {
-                attempt = o.retryNo() + 1;
-            }
-        }
-        return lettering.withdraw(offset, attempt);
+        return lettering.withdraw(offset, -1);
     }
 
     /** Out with a client: offered, not acked, not due again and waiting for a request. */

@@ -181,7 +181,7 @@ final class KafkaClusterMetrics implements ClusterMetrics, ProducerMetrics, Cons
             redeliveries = metrics.counter("kafkapixy.consume.redeliveries",
                     "Messages offered again because their ack did not come within ack_timeout", tags);
             dropped = metrics.counter("kafkapixy.consume.dropped",
-                    "Messages given up after max_retries redeliveries", tags);
+                    "Messages given up after max_retries redeliveries and dropped (no dead-letter topic is set)", tags);
             returned = metrics.counter("kafkapixy.consume.returned",
                     "Messages handed to a request whose client was gone (call ended, answer not written), offered "
                     + "again at once instead of being lost or acked", tags);

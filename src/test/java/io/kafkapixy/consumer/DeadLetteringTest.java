@@ -29,6 +29,10 @@ class DeadLetteringTest {
     private static final DeadLetter LETTER = new DeadLetter("billing", MESSAGE, DeadLetter.Reason.RETRIES_EXHAUSTED, 5,
             Instant.parse("2026-12-07T02:41:07.123Z"));
 
+    private static ConsumerMetrics.Topic topic(MemberRig.Meters meters) {
+        return meters.topic("billing", "orders", "kafka");
+    }
+
     @Test
     void aDeadLetterCarriesTheMessagesHeadersThenWhereItCameFromAndWhyAsText() {
         List<String> headers = new ArrayList<>();
@@ -52,8 +56,8 @@ class DeadLetteringTest {
     void aWrittenLetterSettlesItsMessageOnceAndIsCounted() throws Exception {
         FakeDeadLetters writer = new FakeDeadLetters();
         Held held = new Held();
-        Meters meters = new Meters();
-        CompletableFuture<Void> settled = new DeadLettering(writer).send(LETTER, meters, held);
+        MemberRig.Meters meters = new MemberRig.Meters();
+        CompletableFuture<Void> settled = new DeadLettering(writer).send(LETTER, topic(meters), held);
 
         assertFalse(settled.isDone());
         assertEquals(0, held.written.get(), "nothing settled before the brokers have it");
@@ -61,15 +65,15 @@ class DeadLetteringTest {
         settled.get(10, TimeUnit.SECONDS);
         assertEquals(1, held.written.get());
         assertEquals(0, held.notWritten.get());
-        assertEquals(List.of(DeadLetter.Reason.RETRIES_EXHAUSTED), meters.deadLetters);
+        assertEquals(List.of(DeadLetter.Reason.RETRIES_EXHAUSTED), List.copyOf(meters.deadLetters));
     }
 
     @Test
     void aRefusedLetterPutsItsMessageBackAndSaysWhy() {
         FakeDeadLetters writer = new FakeDeadLetters();
         Held held = new Held();
-        Meters meters = new Meters();
-        CompletableFuture<Void> settled = new DeadLettering(writer).send(LETTER, meters, held);
+        MemberRig.Meters meters = new MemberRig.Meters();
+        CompletableFuture<Void> settled = new DeadLettering(writer).send(LETTER, topic(meters), held);
         writer.refuse(0);
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> settled.get(10, TimeUnit.SECONDS));
@@ -77,7 +81,7 @@ class DeadLetteringTest {
         assertEquals("the dead-letter topic refused the message: topic refused", e.getCause().getMessage());
         assertEquals(0, held.written.get());
         assertEquals(1, held.notWritten.get());
-        assertEquals(1, meters.failures.get());
+        assertEquals(1, meters.deadLetterFailures.get());
     }
 
     @Test
@@ -94,7 +98,7 @@ class DeadLetteringTest {
             }
         };
         Held held = new Held();
-        CompletableFuture<Void> settled = new DeadLettering(throwing).send(LETTER, new Meters(), held);
+        CompletableFuture<Void> settled = new DeadLettering(throwing).send(LETTER, ConsumerMetrics.Topic.NONE, held);
         assertThrows(ExecutionException.class, () -> settled.get(10, TimeUnit.SECONDS));
         assertEquals(1, held.notWritten.get());
     }
@@ -112,49 +116,6 @@ class DeadLetteringTest {
         @Override
         public void notWritten() {
             notWritten.incrementAndGet();
-        }
-    }
-
-    private static final class Meters implements ConsumerMetrics.Topic {
-        final List<DeadLetter.Reason> deadLetters = new java.util.concurrent.CopyOnWriteArrayList<>();
-        final AtomicInteger failures = new AtomicInteger();
-
-        @Override
-        public void deadLettered(DeadLetter.Reason reason) {
-            deadLetters.add(reason);
-        }
-
-        @Override
-        public void deadLetterFailed() {
-            failures.incrementAndGet();
-        }
-
-        @Override
-        public void request(ConsumerMetrics.Outcome outcome) {
-        }
-
-        @Override
-        public void acked() {
-        }
-
-        @Override
-        public void redelivered() {
-        }
-
-        @Override
-        public void dropped() {
-        }
-
-        @Override
-        public void returned() {
-        }
-
-        @Override
-        public void state(int parked, int unacked, long lag, Instant oldestOut) {
-        }
-
-        @Override
-        public void remove() {
         }
     }
 }

@@ -480,12 +480,7 @@ class ShareTopicTest {
         FakeDeadLetters letters = new FakeDeadLetters();
         ShareTopic t = lettering(letters);
         try {
-            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
-            broker.add(record(0, 2));
-            assertEquals(2, r.result.get(10, TimeUnit.SECONDS).attempt());
-
-            clock.advance(ACK_TIMEOUT);
-            t.serve();
+            assertEquals(2, takeAndLetItsAckTimeoutPass(t, 2).attempt());
             FakeDeadLetters.Write write = letters.awaitWrite(0);
             assertEquals(DeadLetter.Reason.RETRIES_EXHAUSTED, write.letter().reason());
             assertEquals(2, write.letter().deliveries());
@@ -506,12 +501,7 @@ class ShareTopicTest {
         FakeDeadLetters letters = new FakeDeadLetters();
         ShareTopic t = lettering(letters);
         try {
-            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
-            broker.add(record(0, 2));
-            r.result.get(10, TimeUnit.SECONDS);
-            clock.advance(ACK_TIMEOUT);
-            t.serve();
-
+            takeAndLetItsAckTimeoutPass(t, 2);
             letters.refuse(0);
             Awaitility.await("nothing settled").during(Duration.ofMillis(300)).atMost(WAIT).until(settled::isEmpty);
             clock.advance(DeadLettering.RETRY_DELAY);
@@ -530,11 +520,7 @@ class ShareTopicTest {
         FakeDeadLetters letters = new FakeDeadLetters();
         ShareTopic t = lettering(letters);
         try {
-            WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
-            broker.add(record(0, 1));
-            r.result.get(10, TimeUnit.SECONDS);
-            clock.advance(ACK_TIMEOUT);
-            t.serve();
+            takeAndLetItsAckTimeoutPass(t, 1);
             Awaitility.await().atMost(WAIT).until(() -> settled.equals(List.of("0:RELEASE")));
             assertEquals(0, letters.writes.size());
         } finally {
@@ -573,6 +559,16 @@ class ShareTopicTest {
         } finally {
             stop(t);
         }
+    }
+
+    /** A client takes record 0 at its {@code deliveryCount}-th delivery and lets its ack_timeout pass. */
+    private ConsumedMessage takeAndLetItsAckTimeoutPass(ShareTopic t, int deliveryCount) throws Exception {
+        WaitingRequest r = t.park(clock.instant(), false, Receiver.ANY);
+        broker.add(record(0, deliveryCount));
+        ConsumedMessage m = r.result.get(10, TimeUnit.SECONDS);
+        clock.advance(ACK_TIMEOUT);
+        t.serve();
+        return m;
     }
 
     /** A topic whose dead letters go to {@code letters}, the broker archiving a record at its second delivery. */
