@@ -168,10 +168,15 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
         return anyMember(group, g -> g.ack(topic, partition, offset));
     }
 
-    /** A new member made through a guard that may ask ZooKeeper (the mixed-membership guard) may wait. */
+    /**
+     * A new member, or a topic new to the member: the member's state and owning thread and the topic's meters are
+     * made on the caller's thread (milliseconds, more in a cold process), a new member after the guard, which may ask
+     * ZooKeeper; other requests of the group wait for the meters.
+     */
     @Override
-    public boolean joinMayBlock(String group, String topic) {
-        return guard != GroupGuard.NONE && openMember(group) == null;
+    public boolean needsSetUp(String group, String topic) {
+        GroupConsumer g = openMember(group);
+        return g == null || !g.hasTopic(topic);
     }
 
     /** The member of the group that takes requests now, or null when a new one must be made. */

@@ -2,6 +2,7 @@ package io.kafkapixy.consumer;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -101,32 +102,45 @@ public final class Consumers implements AutoCloseable {
      *                       instance), before anything is parked
      */
     public PendingConsume consumeBlocking(String group, String topic, AckMode ack) {
-        return consumeAsync(group, topic, ack, Receiver.ANY, true);
+        return consumeAsync(group, topic, ack, Receiver.ANY, true, clock.instant());
     }
 
     /**
      * As {@link #consumeBlocking}, without blocking the caller: the request is parked (and served at once when a
      * message is ready) and the result completes later; a message is handed to it only while {@code receiver} can
-     * take it. Blocks only where {@link #joinMayBlock} says it may.
+     * take it. Blocks only where {@link #needsSetUp} says it may.
      *
      * @throws PixyException disabled, shutting down or too many requests, before anything is parked
      */
     public PendingConsume consumeAsync(String group, String topic, AckMode ack, Receiver receiver) {
-        return consumeAsync(group, topic, ack, receiver, false);
+        return consumeAsync(group, topic, ack, receiver, false, clock.instant());
+    }
+
+    /**
+     * As {@link #consumeAsync(String, String, AckMode, Receiver)}, for a request that arrived at {@code arrival}
+     * ({@link #now()} when the transport took it): its long poll counts from then, however long it waited for a
+     * thread to run this call on.
+     */
+    public PendingConsume consumeAsync(String group, String topic, AckMode ack, Receiver receiver, Instant arrival) {
+        return consumeAsync(group, topic, ack, receiver, false, arrival);
+    }
+
+    /** The consumers' clock: what a transport stamps on a consume request when it takes it, before any hand-off. */
+    public Instant now() {
+        return clock.instant();
     }
 
     /** As {@link #consumeAsync(String, String, AckMode, Receiver)}, for a receiver that can always take a message. */
     public PendingConsume consumeAsync(String group, String topic, AckMode ack) {
-        return consumeAsync(group, topic, ack, Receiver.ANY, false);
+        return consumeAsync(group, topic, ack, Receiver.ANY, false, clock.instant());
     }
 
     /** @param blocking a thread will wait on the result ({@link #consume}): it also takes a blocked waiter's place */
     private PendingConsume consumeAsync(String group, String topic, AckMode ack, Receiver receiver,
-                                        boolean blocking) {
+                                        boolean blocking, Instant arrival) {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
-        var arrival = clock.instant();
         GroupKind kind = kind(group);
         if (ack instanceof AckMode.Explicit e) {
             kind.ackQuietly(group, topic, e.partition(), e.offset());
@@ -155,7 +169,7 @@ public final class Consumers implements AutoCloseable {
     /**
      * Opens a stream of {@code group}'s messages of {@code topics}: served beside the unary requests, under the same
      * rules, while it has credits ({@link ConsumerStream#credit}); at most {@code maxCredits} unspent at once. Blocks
-     * only where {@link #joinMayBlock} says it may.
+     * only where {@link #needsSetUp} says it may.
      *
      * @throws PixyException disabled, or shutting down
      */
@@ -167,13 +181,14 @@ public final class Consumers implements AutoCloseable {
     }
 
     /**
-     * True when a consume request for {@code group} and {@code topic} may wait before it is parked: a new classic
-     * member made here through a guard that may ask ZooKeeper (the mixed-membership guard), or a share group's first
-     * request here for the topic, which sets the group up at the broker. A caller that must not block hands such a
-     * request to a thread first.
+     * True when a consume request for {@code group} and {@code topic} would set something up before it is parked: a
+     * new classic member (its state, meters and owning thread, milliseconds of work; made through the
+     * mixed-membership guard, which may ask ZooKeeper), or a share group's first request here for the topic, which
+     * sets the group up at the broker. A caller on an event loop hands such a request to a thread first, stamped with
+     * its arrival ({@link #now()}), so that the loop goes on reading the calls behind it.
      */
-    public boolean joinMayBlock(String group, String topic) {
-        return kind(group).joinMayBlock(group, topic);
+    public boolean needsSetUp(String group, String topic) {
+        return kind(group).needsSetUp(group, topic);
     }
 
     /**

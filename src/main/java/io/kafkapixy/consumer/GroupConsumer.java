@@ -95,6 +95,11 @@ final class GroupConsumer {
         return state.ack(topic, partition, offset);
     }
 
+    /** Whether requests for {@code topic} have been taken here (its state and meters are made). */
+    boolean hasTopic(String topic) {
+        return state.topics.containsKey(topic);
+    }
+
     /** See {@link GroupState#renew}. */
     boolean renew(String topic, int partition, long offset) {
         return state.renew(topic, partition, offset);

@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * same way.
  *
  * <p>Implementations are thread-safe and never block a caller, except {@link #consume} and {@link #openStream} while
- * {@link #joinMayBlock} says they may.
+ * {@link #needsSetUp} says they would set something up first.
  */
 public interface GroupKind {
 
@@ -42,8 +42,11 @@ public interface GroupKind {
      */
     CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how);
 
-    /** Whether a consume or stream of {@code group} and {@code topic} may wait before it is parked. */
-    boolean joinMayBlock(String group, String topic);
+    /**
+     * Whether a consume or stream of {@code group} and {@code topic} would first set something up here (a new member,
+     * a share group's first use of the topic): milliseconds of work, and it may wait before it is parked.
+     */
+    boolean needsSetUp(String group, String topic);
 
     /** Consume requests parked right now, over this kind's groups. */
     int parkedRequests();

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -40,8 +41,9 @@ final class GroupState implements Settler {
     final Clock clock;
     final ConsumerMetrics metrics;
     final ReentrantLock lock = new ReentrantLock();
+    /** Changed under the lock; concurrent only so that {@link #park} can ask whether a topic is new without it. */
+    final Map<String, TopicState> topics = new ConcurrentHashMap<>();
     // guarded by lock
-    final Map<String, TopicState> topics = new HashMap<>();
     final Map<TopicPartition, PartitionState> assigned = new HashMap<>();
     private Instant shutdownDeadline;
     /** Written under the lock; read without it by {@link #isClosed()}, a hint that {@link #park} confirms. */
@@ -111,23 +113,43 @@ final class GroupState implements Settler {
      * @throws PixyException too many requests, or shutting down
      */
     WaitingRequest park(String topic, Instant arrival, boolean autoAck, Receiver receiver) {
-        return locked(() -> {
-            if (leaving()) {
-                return null;
+        // A topic new here gets its meters before the lock: registering them takes long enough (more in a cold
+        // process) to hold up everyone waiting for the group's lock, gRPC's event loop among them.
+        ConsumerMetrics.Topic meters = topics.containsKey(topic) ? null : metrics.topic(group, topic, mode());
+        boolean[] spare = {meters != null};
+        try {
+            return locked(() -> {
+                if (leaving()) {
+                    return null;
+                }
+                TopicState t = topics.get(topic);
+                if (t == null) {
+                    t = subscribe(topic, arrival, meters != null ? meters : metrics.topic(group, topic, mode()));
+                    spare[0] = false;
+                }
+                return park(t, arrival, autoAck, receiver);
+            });
+        } finally {
+            if (spare[0]) {
+                // another request made the topic's state meanwhile, with meters of its own
+                meters.remove();
             }
-            TopicState t = subscribed(topic, arrival);
-            WaitingRequest r;
-            try {
-                r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck,
-                        receiver);
-            } catch (PixyException e) {
-                t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
-                throw e;
-            }
-            dispatch(t, clock.instant());
-            fetches.refillIfWanted();
-            return r;
-        });
+        }
+    }
+
+    /** Under the lock. */
+    private WaitingRequest park(TopicState t, Instant arrival, boolean autoAck, Receiver receiver) {
+        WaitingRequest r;
+        try {
+            r = t.park(arrival, arrival.plus(config.longPollingTimeout()), config.channelBufferSize(), autoAck,
+                    receiver);
+        } catch (PixyException e) {
+            t.metrics.request(ConsumerMetrics.Outcome.TOO_MANY_REQUESTS);
+            throw e;
+        }
+        dispatch(t, clock.instant());
+        fetches.refillIfWanted();
+        return r;
     }
 
     /**
@@ -146,12 +168,15 @@ final class GroupState implements Settler {
     /** Under the lock: the topic's state, made (and the owning thread woken to subscribe to it) when it is new here. */
     TopicState subscribed(String topic, Instant now) {
         TopicState t = topics.get(topic);
-        if (t == null) {
-            t = new TopicState(topic, now, metrics.topic(group, topic, mode()));
-            topics.put(topic, t);
-            // a topic to subscribe to: the owning thread should not sit out its wait
-            fetches.wakeOwner();
-        }
+        return t != null ? t : subscribe(topic, now, metrics.topic(group, topic, mode()));
+    }
+
+    /** Under the lock: makes the state of a topic new here, and wakes the owning thread to subscribe to it. */
+    private TopicState subscribe(String topic, Instant now, ConsumerMetrics.Topic meters) {
+        TopicState t = new TopicState(topic, now, meters);
+        topics.put(topic, t);
+        // a topic to subscribe to: the owning thread should not sit out its wait
+        fetches.wakeOwner();
         return t;
     }
 

@@ -113,6 +113,36 @@ class LongPollDeadlineTest {
         assertEquals(1, made.get(), "only one group got its turn");
     }
 
+    @Test
+    void aRequestThatWaitedForAThreadAfterItArrivedCountsItsLongPollFromItsArrival() throws Exception {
+        AtomicInteger polls = new AtomicInteger();
+        consumers = consumers(group -> new NeverJoins(polls), StartGate.OPEN);
+
+        // stamped by the transport when the call came in, then queued for a thread for 2 s
+        Instant arrival = consumers.now();
+        clock.advance(Duration.ofSeconds(2));
+        PendingConsume p = consumers.consumeAsync("g", "t", AckMode.NONE, Receiver.ANY, arrival);
+
+        clock.advance(LONG_POLL.minus(Duration.ofSeconds(2)).minus(MARGIN));
+        deadlines.runDue(clock.instant());
+        assertFalse(p.result().isDone(), "not before arrival + long_polling_timeout");
+        clock.advance(MARGIN);
+        deadlines.runDue(clock.instant());
+        assertEquals(ErrorKind.LONG_POLL_TIMEOUT, failure(p).kind(), "at arrival + long_polling_timeout");
+    }
+
+    @Test
+    void onlyARequestForANewGroupOrATopicNewToItsMemberNeedsSetUp() throws Exception {
+        consumers = consumers(group -> new NeverJoins(new AtomicInteger()), StartGate.OPEN);
+        assertTrue(consumers.needsSetUp("g", "t"), "a new group: a member, its thread and meters to make");
+
+        consumers.consumeAsync("g", "t", AckMode.NONE);
+
+        assertFalse(consumers.needsSetUp("g", "t"), "the member and the topic's state are made: parking is all");
+        assertTrue(consumers.needsSetUp("g", "t2"), "a topic new to the member: its meters to make");
+        assertTrue(consumers.needsSetUp("h", "t"), "another new group");
+    }
+
     private void assertAnsweredAtTheDeadline(PendingConsume p) {
         clock.advance(LONG_POLL.minus(MARGIN));
         deadlines.runDue(clock.instant());

@@ -166,10 +166,14 @@ public final class ShareGroups implements GroupKind {
         return t;
     }
 
-    /** Whether a request would first wait for the broker to take the group's settings or the topic's start. */
+    /**
+     * Whether a request would first wait for the broker to take the group's settings or the topic's start, or make
+     * the topic's state here (its consumers' pool and meters).
+     */
     @Override
-    public boolean joinMayBlock(String group, String topic) {
-        return !prepared.contains(group) || !started.contains(new Key(group, topic));
+    public boolean needsSetUp(String group, String topic) {
+        Key key = new Key(group, topic);
+        return !prepared.contains(group) || !started.contains(key) || !topics.containsKey(key);
     }
 
     private void prepare(String group) {

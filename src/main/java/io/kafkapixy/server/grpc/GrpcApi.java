@@ -1,6 +1,7 @@
 package io.kafkapixy.server.grpc;
 
 import java.lang.System.Logger.Level;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -121,6 +122,15 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void consumeNAck(ConsNAckRq rq, StreamObserver<ConsRs> out) {
+        long t0 = System.nanoTime();
+        try { consumeNAck0(rq, out); } finally {
+            long d = System.nanoTime() - t0;
+            long n = TN.incrementAndGet(); long tot = TS.addAndGet(d);
+            if (n % 600 == 0) System.err.println("TOTAL us " + tot / 1000 + " n " + n);
+        }
+    }
+    static final java.util.concurrent.atomic.AtomicLong TN = new java.util.concurrent.atomic.AtomicLong(), TS = new java.util.concurrent.atomic.AtomicLong();
+    public void consumeNAck0(ConsNAckRq rq, StreamObserver<ConsRs> out) {
         Proxy proxy;
         AckMode ack;
         try {
@@ -141,20 +151,22 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             return;
         }
         UnaryConsumeCall call = UnaryConsumeCall.watch(out);
-        // This runs on the connection's event loop; joining a group may ask ZooKeeper first (the mixed-membership
-        // guard), which must not hold up the loop.
-        if (proxy.consumers().joinMayBlock(rq.getGroup(), rq.getTopic())) {
-            mayWait.execute(() -> consume(proxy, rq, ack, out, call));
+        // This runs on the connection's event loop, which reads the calls behind this one only when it returns. A
+        // request that sets up a member or a share group (milliseconds of work, more in a cold process, and it may
+        // ask ZooKeeper or the broker) goes to a thread of its own; its long poll counts from now all the same.
+        Instant arrival = proxy.consumers().now();
+        if (proxy.consumers().needsSetUp(rq.getGroup(), rq.getTopic())) {
+            mayWait.execute(() -> consume(proxy, rq, ack, out, call, arrival));
         } else {
-            consume(proxy, rq, ack, out, call);
+            consume(proxy, rq, ack, out, call, arrival);
         }
     }
 
     private static void consume(Proxy proxy, ConsNAckRq rq, AckMode ack, StreamObserver<ConsRs> out,
-                                UnaryConsumeCall call) {
+                                UnaryConsumeCall call, Instant arrival) {
         PendingConsume pending;
         try {
-            pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack, call);
+            pending = proxy.consumers().consumeAsync(rq.getGroup(), rq.getTopic(), ack, call, arrival);
         } catch (RuntimeException e) {
             fail(out, e);
             return;
