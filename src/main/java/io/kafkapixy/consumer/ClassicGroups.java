@@ -218,13 +218,14 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
             if (current != null && !current.isClosed()) {
                 return current;
             }
-            InstanceLimits.Slot slot = limits.enterGroup();
+            InstanceLimits.GroupSlot slot = limits.enterGroup();
             GroupConsumer[] created = new GroupConsumer[1];
             created[0] = new GroupConsumer(name, config, clock, committedOffsets, () -> kafkaFactory.apply(name),
                     memberships, metrics, memberships.revokeWaitLimit(), starts, letters, () -> {
                         forget(name, created[0]);
                         slot.close();
                     });
+            slot.retirableBy(created[0].retirement());
             live.computeIfAbsent(name, k -> new Members()).consumers.add(created[0]);
             return created[0];
         });

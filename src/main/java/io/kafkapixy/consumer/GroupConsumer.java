@@ -95,6 +95,11 @@ final class GroupConsumer {
         return state.ack(topic, partition, offset);
     }
 
+    /** How this member gives its place to a new group while it serves nobody. */
+    InstanceLimits.Retirable retirement() {
+        return new MemberRetirement(state);
+    }
+
     /** Whether requests for {@code topic} have been taken here (its state and meters are made). */
     boolean hasTopic(String topic) {
         return state.topics.containsKey(topic);

@@ -178,6 +178,11 @@ final class TopicState {
         expired = true;
     }
 
+    /** When the last request came (or the last stream went), or when the topic was made. */
+    Instant lastRequest() {
+        return lastRequest;
+    }
+
     boolean expired() {
         return expired;
     }
