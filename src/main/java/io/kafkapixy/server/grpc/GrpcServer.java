@@ -121,7 +121,11 @@ public final class GrpcServer implements AutoCloseable {
             String why = e.getCause() == null ? e.getMessage() : e.getMessage() + ": " + e.getCause().getMessage();
             throw new UncheckedIOException("cannot listen for gRPC on " + host + ":" + port + ": " + why, e);
         }
-        return new GrpcServer(server, calls, health);
+        GrpcServer started = new GrpcServer(server, calls, health);
+        if (tls.isEmpty()) {
+            ConnectionWarmUp.start(host, started.port());
+        }
+        return started;
     }
 
     /**
