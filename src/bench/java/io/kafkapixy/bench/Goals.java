@@ -45,6 +45,8 @@ final class Goals {
         goals.add(idleRss(report));
         goals.add(share(report, "idle topics cost the busy topic < 10% of its consume rate",
                 IdleTopicsScenario.WITH, IdleTopicsScenario.WITHOUT, 0.90));
+        goals.add(joinBurst(report, false));
+        goals.add(joinBurst(report, true));
         return goals;
     }
 
@@ -87,6 +89,24 @@ final class Goals {
         }
         return new Goal(name, micros <= limitMicros, String.format("%.0f µs per message vs %.0f µs (%s)", micros,
                 limitMicros, what));
+    }
+
+    /**
+     * Groups arriving at a cold instance ({@link JoinBurstScenario}): every long poll answered "long polling timeout"
+     * within {@code long_polling_timeout} + {@value JoinBurstScenario#LATE_MILLIS} ms of being sent, none refused.
+     */
+    private static Goal joinBurst(Report report, boolean withRest) {
+        String name = String.format("%d new groups x %d gRPC long polls at a cold instance%s: every one answered "
+                                    + "within long_polling_timeout + %d ms", JoinBurstScenario.GROUPS,
+                JoinBurstScenario.PER_GROUP, withRest ? String.format(", %,d REST long polls beside (them too)",
+                        JoinBurstScenario.REST) : "", JoinBurstScenario.LATE_MILLIS);
+        Optional<Report.Row> row = report.row(JoinBurstScenario.key(withRest));
+        if (row.isEmpty() || row.get().error != null || !row.get().extra.containsKey("allInTime")) {
+            return new Goal(name, null, "not measured");
+        }
+        Map<String, Object> x = row.get().extra;
+        String detail = "gRPC " + x.get("grpc") + (withRest ? "; REST " + x.get("rest") : "");
+        return new Goal(name, (Boolean) x.get("allInTime"), detail);
     }
 
     /** The memory limit of the Deployment the proxy runs under (k8s/deployment.yaml). */

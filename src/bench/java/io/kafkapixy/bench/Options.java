@@ -31,7 +31,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
     static final List<String> ALL_SCENARIOS =
             List.of("footprint", "produce-sync", "produce-async", "stream-produce", "consume", "inflight", "share",
                     "capacity",
-                    "idle-topics");
+                    "idle-topics", "join-burst");
 
     static final String USAGE = """
             Usage: ./bench.sh [flags]
@@ -51,7 +51,7 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --fill N                   messages pre-filled for the consume scenarios (default: sized from the
                                          produce rates measured in this run, at most 400000)
               --scenarios a,b            a subset of: footprint, produce-sync, produce-async, stream-produce,
-                                         consume, inflight, share, capacity, idle-topics
+                                         consume, inflight, share, capacity, idle-topics, join-burst
               --out path                 JSON results (default target/bench/results.json)
               --jar path                 the proxy jar for the default mode (default target/kafka-pixy.jar)
               --keep-topics              leave the bench topics on an external cluster (deleted at the end by default)

@@ -14,7 +14,7 @@ interface Scenario {
     static List<Scenario> selected(Set<String> names) {
         List<Scenario> all = List.of(new FootprintScenario(), new ProduceSyncScenario(), new ProduceAsyncScenario(),
                 new StreamProduceScenario(), new ConsumeScenario(), new InFlightScenario(), new ShareScenario(),
-                new CapacityScenario(), new IdleTopicsScenario());
+                new CapacityScenario(), new IdleTopicsScenario(), new JoinBurstScenario());
         return all.stream().filter(s -> names.contains(s.name())).toList();
     }
 }
