@@ -41,9 +41,10 @@ import mailgun.kafkapixy.KafkaPixyGrpc;
  * and server reflection (v1 and v1alpha), with optional TLS, bearer tokens and the request size limit.
  *
  * <p>Produce, ConsumeNAck and Ack run on the connection's event loop and never block there (a produce that could
- * wait, a join that may ask ZooKeeper, move to a virtual thread first); every other call, which may block (admin
- * calls ask Kafka), runs on a virtual thread of its own. Started by {@link #start}, stopped by {@link #close}, which
- * lets calls under way finish for a while.
+ * wait, a consume that sets up its group, move to a virtual thread first); every other call, which may block (admin
+ * calls ask Kafka), runs on a virtual thread of its own. Started by {@link #start}, which also warms a plaintext
+ * listener's connection path ({@link ConnectionWarmUp}), stopped by {@link #close}, which lets calls under way finish
+ * for a while.
  */
 public final class GrpcServer implements AutoCloseable {
 
