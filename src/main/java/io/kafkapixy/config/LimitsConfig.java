@@ -43,8 +43,9 @@ public final class LimitsConfig {
     public static final ConfigKey<Integer> MAX_GROUPS = ConfigKey.of(
             "limits.max_groups", INT, 60, atLeast(1),
             "consumer groups served at once by the instance, all clusters (each a `KafkaConsumer` "
-            + "with two threads, four sockets and ~0.5 MiB); a request that would make one more gets "
-            + "429 / `RESOURCE_EXHAUSTED` naming the key and joins nothing");
+            + "with two threads, four sockets and ~0.5 MiB); a new group takes the place of a classic group that "
+            + "serves nobody (nothing parked or out, quiet for 250 ms), else gets 429 / `RESOURCE_EXHAUSTED` naming "
+            + "the key and joins nothing");
     public static final ConfigKey<Integer> MAX_PARKED_REST_REQUESTS = ConfigKey.of(
             "limits.max_parked_rest_requests", INT, 1_000, atLeast(1),
             "of the parked requests, how many may be REST's (each holds its connection's thread stack "

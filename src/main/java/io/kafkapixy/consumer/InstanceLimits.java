@@ -100,15 +100,6 @@ public final class InstanceLimits {
             holder = h;
         }
 
-        /** Takes the place from its holder, without freeing it: true when it was still held. */
-        private boolean handOver() {
-            if (!held.compareAndSet(true, false)) {
-                return false;
-            }
-            groupSlots.remove(this);
-            return true;
-        }
-
         @Override
         public void close() {
             if (held.compareAndSet(true, false)) {
@@ -145,7 +136,7 @@ public final class InstanceLimits {
         return slot;
     }
 
-    /** True when a group retired and its place is free now (or went to a group that closed meanwhile). */
+    /** True when a group retired: its place is free now (unless another new group took it first). */
     private boolean retireTheLongestIdle() {
         List<Idle> idle = new ArrayList<>();
         for (GroupSlot s : groupSlots) {
@@ -158,10 +149,8 @@ public final class InstanceLimits {
         idle.sort(Comparator.comparing(Idle::since));
         for (Idle i : idle) {
             if (i.slot.holder.retire()) {
-                if (i.slot.handOver()) {
-                    // its place is the new group's: freed for it here, taken again by the caller's next try
-                    groups.release();
-                }
+                // the retired member no longer counts while it leaves: its place is free for the caller's next try
+                i.slot.close();
                 return true;
             }
         }

@@ -32,6 +32,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ParkedRestLimitTest {
 
     private static final int MAX_REST = 2;
+    /**
+     * Long enough for all three requests to be parked together while the parked gauge, which each member reports
+     * about once a second, is read several times: the REST ones must still be waiting when the gRPC one comes.
+     */
+    private static final Duration LONG_POLL = Duration.ofSeconds(10);
     private static final String REFUSED = "Too many requests. 2 REST consume requests are already waiting in this "
                                           + "instance (limits.max_parked_rest_requests)";
     private static final ExecutorService THREADS = Executors.newVirtualThreadPerTaskExecutor();
@@ -43,7 +48,7 @@ class ParkedRestLimitTest {
         TestKafka kafka = TestKafka.get();
         topic = kafka.createTopic(TestKafka.uniqueTopic("rest-limit"), 1);
         pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "kp_rest_limit",
-                        new ConsumerSettingsBuilder().longPollingTimeout(Duration.ofSeconds(3)))
+                        new ConsumerSettingsBuilder().longPollingTimeout(LONG_POLL))
                 .withLimits(LimitsConfig.DEFAULT.with(LimitsConfig.MAX_PARKED_REST_REQUESTS, MAX_REST)));
     }
 
