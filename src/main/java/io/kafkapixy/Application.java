@@ -4,6 +4,7 @@ import io.kafkapixy.config.PixyConfig;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.tracing.Tracing;
 import io.kafkapixy.server.PixyServer;
 
 /**
@@ -16,31 +17,41 @@ public final class Application implements AutoCloseable {
     private final PixyServer server;
     private final PixyMetrics metrics;
     private final Readiness readiness;
+    private final Tracing tracing;
 
-    private Application(ProxySet proxies, PixyServer server, PixyMetrics metrics, Readiness readiness) {
+    private Application(ProxySet proxies, PixyServer server, PixyMetrics metrics, Readiness readiness,
+                        Tracing tracing) {
+        this.tracing = tracing;
         this.proxies = proxies;
         this.server = server;
         this.metrics = metrics;
         this.readiness = readiness;
     }
 
+    /** Tracing as OpenTelemetry's {@code OTEL_*} settings in the environment and system properties say. */
     public static Application start(PixyConfig config) {
+        return start(config, Tracing.configure(System.getenv(), System.getProperties()));
+    }
+
+    public static Application start(PixyConfig config, Tracing tracing) {
         PixyMetrics metrics = PixyMetrics.create();
         ProxySet proxies;
         try {
-            proxies = ProxySet.start(config, metrics::cluster);
+            proxies = ProxySet.start(config, metrics::cluster, tracing);
         } catch (RuntimeException e) {
             metrics.close();
+            tracing.close();
             throw e;
         }
         try {
             Readiness readiness = new Readiness(proxies);
             readiness.meter(metrics);
             return new Application(proxies, PixyServer.start(config, proxies, metrics, readiness), metrics,
-                    readiness);
+                    readiness, tracing);
         } catch (RuntimeException e) {
             proxies.close();
             metrics.close();
+            tracing.close();
             throw e;
         }
     }
@@ -73,6 +84,8 @@ public final class Application implements AutoCloseable {
                 server.close();
             } finally {
                 metrics.close();
+                // after the producers: the spans of the messages they delivered while draining are exported too
+                tracing.close();
             }
         }
     }

@@ -13,6 +13,8 @@ import java.util.function.BiConsumer;
 import io.kafkapixy.config.ProducerConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.tracing.ProduceTrace;
+import io.kafkapixy.tracing.Tracing;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -47,9 +49,16 @@ public final class PixyProducer implements AutoCloseable {
     /** The producer's meter of free buffer bytes, found at first use. */
     private volatile Metric bufferAvailable;
     private volatile boolean closing;
+    private final Tracing tracing;
 
     PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config,
                  ProducerMetrics metrics) {
+        this(kafka, topics, config, metrics, Tracing.off());
+    }
+
+    PixyProducer(Producer<byte[], byte[]> kafka, TopicPartitions topics, ProducerConfig config,
+                 ProducerMetrics metrics, Tracing tracing) {
+        this.tracing = tracing;
         this.kafka = kafka;
         this.topics = topics;
         this.chooser = PartitionChooser.of(config.partitioner());
@@ -62,9 +71,9 @@ public final class PixyProducer implements AutoCloseable {
 
     /** A producer over {@code kafka} that looks up unknown topics through {@code admin} (which it does not own). */
     public static PixyProducer create(Producer<byte[], byte[]> kafka, Admin admin, ProducerConfig config,
-                                      Duration adminTimeout, ProducerMetrics metrics) {
+                                      Duration adminTimeout, ProducerMetrics metrics, Tracing tracing) {
         PixyProducer p = new PixyProducer(kafka, new KafkaTopicPartitions(kafka, admin, adminTimeout), config,
-                metrics);
+                metrics, tracing);
         metrics.asyncPending(p.asyncPending::sum);
         return p;
     }
@@ -227,25 +236,55 @@ public final class PixyProducer implements AutoCloseable {
         try {
             List<PartitionInfo> partitions = topics.of(rq.topic());
             int partition = chooser.choose(rq.topic(), rq.key(), partitions);
-            var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(), rq.headers());
+            ProduceTrace trace = ProduceTrace.start(tracing, rq.trace(), rq.topic(), partition);
+            var record = new ProducerRecord<>(rq.topic(), partition, rq.key().recordKey(), rq.value(),
+                    trace.headers(rq.headers()));
             bufferRoom.charge(rq.size());
-            if (callback == null) {
-                return kafka.send(record);
-            }
-            if (!countPending) {
-                return kafka.send(record, callback);
-            }
-            asyncPending.increment();
             try {
-                return kafka.send(record, callback);
+                return send(record, countPending, traced(trace, callback));
             } catch (RuntimeException e) {
-                // thrown without calling back (e.g. producer closed)
-                asyncPending.decrement();
+                trace.failed(e);
                 throw e;
             }
         } catch (RuntimeException e) {
             throw failure(rq.topic(), e);
         }
+    }
+
+    private Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, boolean countPending,
+                                        org.apache.kafka.clients.producer.Callback callback) {
+        if (callback == null) {
+            return kafka.send(record);
+        }
+        if (!countPending) {
+            return kafka.send(record, callback);
+        }
+        asyncPending.increment();
+        try {
+            return kafka.send(record, callback);
+        } catch (RuntimeException e) {
+            // thrown without calling back (e.g. producer closed)
+            asyncPending.decrement();
+            throw e;
+        }
+    }
+
+    /** {@code callback}, after the trace ends with Kafka's answer; null when neither is there. */
+    private static org.apache.kafka.clients.producer.Callback traced(ProduceTrace trace,
+                                                                      org.apache.kafka.clients.producer.Callback callback) {
+        if (trace == ProduceTrace.NONE) {
+            return callback;
+        }
+        return (md, error) -> {
+            if (error != null) {
+                trace.failed(error);
+            } else {
+                trace.produced(md.offset());
+            }
+            if (callback != null) {
+                callback.onCompletion(md, error);
+            }
+        };
     }
 
     private PixyException failure(String topic, Throwable cause) {

@@ -21,6 +21,7 @@ import io.kafkapixy.consumer.DeadLetters;
 import io.kafkapixy.consumer.share.ShareGroupSetup;
 import io.kafkapixy.consumer.GroupGuard;
 import io.kafkapixy.producer.PixyProducer;
+import io.kafkapixy.tracing.Tracing;
 import io.kafkapixy.producer.ProducerSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -69,7 +70,8 @@ public final class Proxy implements AutoCloseable {
      * Connects to the cluster. Fails, as the original does, when none of the seed brokers answers within
      * {@code net.dial_timeout}.
      */
-    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics, InstanceLimits limits) {
+    static Proxy start(String name, ProxyConfig config, ClusterMetrics metrics, InstanceLimits limits,
+                       Tracing tracing) {
         Map<String, Object> common = KafkaSettings.common(config);
         Admin admin = Admin.create(common);
         try {
@@ -78,7 +80,7 @@ public final class Proxy implements AutoCloseable {
             producerSettings.putAll(ProducerSettings.of(config.producer(), config.net()));
             var kafkaProducer = new KafkaProducer<byte[], byte[]>(producerSettings);
             PixyProducer producer = PixyProducer.create(kafkaProducer, admin, config.producer(), adminTimeout(config),
-                    metrics.producer());
+                    metrics.producer(), tracing);
             // One for the admin API, one for the consumers' partition set-up, so neither waits for the other.
             RawOffsets rawOffsets = new RawOffsets(common);
             RawOffsets consumerOffsets = new RawOffsets(common);

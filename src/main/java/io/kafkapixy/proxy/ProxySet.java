@@ -12,6 +12,7 @@ import io.kafkapixy.consumer.InstanceLimits;
 import io.kafkapixy.config.ProxyConfig;
 import io.kafkapixy.errors.ErrorKind;
 import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.tracing.Tracing;
 
 /**
  * The clusters of this instance by name, and the default one. The transports resolve every request's cluster here
@@ -32,12 +33,18 @@ public final class ProxySet implements AutoCloseable {
      * the ones already started are closed.
      */
     public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics) {
+        return start(config, metrics, Tracing.off());
+    }
+
+    /** As {@link #start(PixyConfig, Function)}, the produced messages traced by {@code tracing}. */
+    public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics, Tracing tracing) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
         InstanceLimits limits = new InstanceLimits(config.limits().maxParkedRequests(), config.limits().maxGroups(),
                 config.limits().maxParkedRestRequests());
         try {
             for (Map.Entry<String, ProxyConfig> e : config.proxies().entrySet()) {
-                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), limits));
+                proxies.put(e.getKey(), Proxy.start(e.getKey(), e.getValue(), metrics.apply(e.getKey()), limits,
+                        tracing));
             }
         } catch (RuntimeException e) {
             proxies.values().forEach(Proxy::close);

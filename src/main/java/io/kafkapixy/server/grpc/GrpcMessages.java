@@ -21,6 +21,8 @@ final class GrpcMessages {
     }
 
     /**
+     * A message to produce, in the trace context of the call running on this thread ({@link GrpcTraceContext}).
+     *
      * @param headerKey   a header's key, from the service's own header message
      * @param headerValue its value; proto3 cannot tell an empty value from an unset one, and the original writes null
      *                    for both, as it does for an empty {@code key_value}
@@ -41,6 +43,6 @@ final class GrpcMessages {
             ByteString value = headerValue.apply(h);
             recordHeaders.add(new RecordHeader(headerKey.apply(h), value.isEmpty() ? null : value.toByteArray()));
         }
-        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders);
+        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders, GrpcTraceContext.current());
     }
 }

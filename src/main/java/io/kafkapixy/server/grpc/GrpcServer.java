@@ -87,9 +87,10 @@ public final class GrpcServer implements AutoCloseable {
         // every call that may block runs here, also one that leaves the event loop, so close() stops them all
         ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
         List<ServerServiceDefinition> services = List.of(
-                service(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()), tokens),
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()),
+                        new GrpcTraceContext()), tokens),
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
-                        .bindService()), new StreamPeers()), tokens),
+                        .bindService()), new StreamPeers(), new GrpcTraceContext()), tokens),
                 service(StrictRequestParsing.of(health.bindService()), tokens),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),
                 service(legacyReflection(), tokens));

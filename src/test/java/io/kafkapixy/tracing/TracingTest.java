@@ -1,0 +1,56 @@
+package io.kafkapixy.tracing;
+
+import java.util.Map;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Tracing is on only when OpenTelemetry's own settings name an exporter or an OTLP endpoint. */
+class TracingTest {
+
+    @Test
+    void nothingConfiguredKeepsTracingOffWithoutAnSdk() {
+        Tracing t = Tracing.configure(Map.of(), new Properties());
+
+        assertSame(Tracing.off(), t);
+        assertFalse(t.exporting());
+    }
+
+    @Test
+    void anOtlpEndpointOrAnExporterTurnsItOn() {
+        assertTrue(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"), new Properties()));
+        assertTrue(Tracing.wanted(Map.of("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/v1/traces"),
+                new Properties()));
+        assertTrue(Tracing.wanted(Map.of("OTEL_TRACES_EXPORTER", "otlp"), new Properties()));
+        assertTrue(Tracing.wanted(Map.of(), props("otel.exporter.otlp.endpoint", "http://collector:4318")),
+                "the system property of the same name");
+    }
+
+    @Test
+    void noneOrADisabledSdkKeepsItOff() {
+        assertFalse(Tracing.wanted(Map.of("OTEL_TRACES_EXPORTER", "none",
+                "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"), new Properties()));
+        assertFalse(Tracing.wanted(Map.of("OTEL_SDK_DISABLED", "true",
+                "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"), new Properties()));
+    }
+
+    @Test
+    void whenOnTheSdkIsMadeAndClosedWithTheProcess() {
+        Tracing t = Tracing.configure(Map.of(), props("otel.traces.exporter", "logging"));
+        try {
+            assertTrue(t.exporting());
+        } finally {
+            t.close();
+        }
+    }
+
+    private static Properties props(String k, String v) {
+        Properties p = new Properties();
+        p.setProperty(k, v);
+        return p;
+    }
+}
