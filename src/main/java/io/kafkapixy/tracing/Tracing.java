@@ -157,14 +157,26 @@ public final class Tracing implements AutoCloseable {
             CompletableResultCode result = exporter.export(spans);
             result.whenComplete(() -> {
                 if (!result.isSuccess() && failing.compareAndSet(false, true)) {
-                    Throwable why = result.getFailureThrowable();
-                    LOG.log(Level.WARNING, "Spans could not be exported" + (why == null ? "" : ": " + why)
+                    LOG.log(Level.WARNING, "Spans could not be exported" + reason(result.getFailureThrowable())
                                            + "; they are dropped until the exporter answers again (logged once)");
                 } else if (result.isSuccess() && failing.compareAndSet(true, false)) {
                     LOG.log(Level.INFO, "Spans are exported again");
                 }
             });
             return result;
+        }
+
+        /** The innermost cause, e.g. ": ConnectException: Connection refused"; empty when unknown. */
+        private static String reason(Throwable why) {
+            if (why == null) {
+                return "";
+            }
+            Throwable root = why;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            String name = root.getClass().getSimpleName();
+            return ": " + (root.getMessage() == null ? name : name + ": " + root.getMessage());
         }
 
         @Override
