@@ -74,16 +74,33 @@ public final class Tracing implements AutoCloseable {
         }
         EXPORTER_LOGS.setLevel(java.util.logging.Level.OFF);
         OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-                .addPropertiesSupplier(() -> Map.of(
-                        "otel.service.name", "kafka-pixy",
-                        "otel.exporter.otlp.protocol", "http/protobuf",
-                        "otel.metrics.exporter", "none",
-                        "otel.logs.exporter", "none"))
+                .addPropertiesSupplier(() -> settings(env, properties))
                 .addSpanExporterCustomizer((exporter, config) -> new LoggedOnce(exporter))
                 .disableShutdownHook()
                 .build().getOpenTelemetrySdk();
         LOG.log(Level.INFO, "Tracing on: spans exported as OpenTelemetry's OTEL_* settings say");
         return new Tracing(sdk, sdk);
+    }
+
+    /**
+     * The SDK's settings as properties: the proxy's defaults, overridden by the {@code OTEL_*} variables of
+     * {@code env} and the {@code otel.*} entries of {@code properties} (the autoconfiguration reads the process's own
+     * environment and system properties over these as well).
+     */
+    static Map<String, String> settings(Map<String, String> env, Properties properties) {
+        Map<String, String> s = new java.util.HashMap<>(Map.of(
+                "otel.service.name", "kafka-pixy",
+                "otel.exporter.otlp.protocol", "http/protobuf",
+                "otel.metrics.exporter", "none",
+                "otel.logs.exporter", "none"));
+        env.forEach((k, v) -> {
+            if (k.startsWith("OTEL_")) {
+                s.put(k.toLowerCase(java.util.Locale.ROOT).replace('_', '.'), v);
+            }
+        });
+        properties.stringPropertyNames().stream().filter(k -> k.startsWith("otel."))
+                .forEach(k -> s.put(k, properties.getProperty(k)));
+        return s;
     }
 
     /** Whether OpenTelemetry's settings ask for spans to be exported. */

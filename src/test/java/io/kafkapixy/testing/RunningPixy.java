@@ -37,6 +37,11 @@ public final class RunningPixy implements AutoCloseable {
         return new RunningPixy(Application.start(config));
     }
 
+    /** With tracing as {@code tracing} says (closed with this), whatever the environment's OTEL_* settings. */
+    public static RunningPixy start(PixyConfig config, io.kafkapixy.tracing.Tracing tracing) {
+        return new RunningPixy(Application.start(config, tracing));
+    }
+
     /** One cluster named {@code default} on the shared test broker, everything else as the original's defaults. */
     public static PixyConfig config(String bootstrap) {
         return config(Map.of("default", bootstrap));

@@ -5,6 +5,7 @@ import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,6 +37,21 @@ class TracingTest {
                 "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"), new Properties()));
         assertFalse(Tracing.wanted(Map.of("OTEL_SDK_DISABLED", "true",
                 "OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"), new Properties()));
+    }
+
+    @Test
+    void theProxysDefaultsGiveWayToOpenTelemetrysOwnSettings() {
+        Map<String, String> defaults = Tracing.settings(Map.of(), new Properties());
+        assertEquals("kafka-pixy", defaults.get("otel.service.name"));
+        assertEquals("http/protobuf", defaults.get("otel.exporter.otlp.protocol"));
+        assertEquals("none", defaults.get("otel.metrics.exporter"));
+
+        Map<String, String> set = Tracing.settings(Map.of("OTEL_SERVICE_NAME", "pixy-eu1",
+                "OTEL_EXPORTER_OTLP_PROTOCOL", "grpc", "PATH", "/bin"), props("otel.traces.sampler", "always_on"));
+        assertEquals("pixy-eu1", set.get("otel.service.name"));
+        assertEquals("grpc", set.get("otel.exporter.otlp.protocol"));
+        assertEquals("always_on", set.get("otel.traces.sampler"));
+        assertFalse(set.containsKey("path"), "only OpenTelemetry's settings");
     }
 
     @Test
