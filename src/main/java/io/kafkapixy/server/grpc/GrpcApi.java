@@ -122,15 +122,6 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void consumeNAck(ConsNAckRq rq, StreamObserver<ConsRs> out) {
-        long t0 = System.nanoTime();
-        try { consumeNAck0(rq, out); } finally {
-            long d = System.nanoTime() - t0;
-            long n = TN.incrementAndGet(); long tot = TS.addAndGet(d);
-            if (n % 600 == 0) System.err.println("TOTAL us " + tot / 1000 + " n " + n);
-        }
-    }
-    static final java.util.concurrent.atomic.AtomicLong TN = new java.util.concurrent.atomic.AtomicLong(), TS = new java.util.concurrent.atomic.AtomicLong();
-    public void consumeNAck0(ConsNAckRq rq, StreamObserver<ConsRs> out) {
         Proxy proxy;
         AckMode ack;
         try {
