@@ -36,6 +36,19 @@ final class ChildProxy implements AutoCloseable {
         this.launchedNanos = launchedNanos;
     }
 
+    /** Writes to {@code file} the config of one cluster at {@code bootstrap}, every default but the addresses. */
+    static Path writeDefaultConfig(Path file, String bootstrap, int grpcPort, int restPort) throws IOException {
+        Files.writeString(file, """
+                grpc_addr: 127.0.0.1:%d
+                tcp_addr: 127.0.0.1:%d
+                proxies:
+                  default:
+                    kafka:
+                      seed_peers: [%s]
+                """.formatted(grpcPort, restPort, bootstrap));
+        return file;
+    }
+
     /** Starts {@code jar} with {@code config} and returns once {@code /_ping} answers on {@code restPort}. */
     static ChildProxy start(Path jar, Path config, int restPort, Path log) throws IOException, InterruptedException {
         ChildProxy child = launch(jar, config, log, List.of());

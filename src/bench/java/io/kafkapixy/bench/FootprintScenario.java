@@ -166,16 +166,7 @@ final class FootprintScenario implements Scenario {
 
     /** One cluster, every default but the addresses. */
     private static Path writeConfig(Path dir, String bootstrap, Ports ports) throws Exception {
-        Path config = dir.resolve("footprint.yaml");
-        Files.writeString(config, """
-                grpc_addr: 127.0.0.1:%d
-                tcp_addr: 127.0.0.1:%d
-                proxies:
-                  default:
-                    kafka:
-                      seed_peers: [%s]
-                """.formatted(ports.grpc, ports.rest, bootstrap));
-        return config;
+        return ChildProxy.writeDefaultConfig(dir.resolve("footprint.yaml"), bootstrap, ports.grpc, ports.rest);
     }
 
     private record Ports(int rest, int grpc) {

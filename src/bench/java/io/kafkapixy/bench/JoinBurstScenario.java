@@ -4,7 +4,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,15 +81,8 @@ final class JoinBurstScenario implements Scenario {
         Path dir = Path.of("target", "bench");
         int rest = Target.freePort();
         int grpc = Target.freePort();
-        Path config = dir.resolve("join-burst.yaml");
-        Files.writeString(config, """
-                grpc_addr: 127.0.0.1:%d
-                tcp_addr: 127.0.0.1:%d
-                proxies:
-                  default:
-                    kafka:
-                      seed_peers: [%s]
-                """.formatted(grpc, rest, ctx.target.bootstrap()));
+        Path config = ChildProxy.writeDefaultConfig(dir.resolve("join-burst.yaml"), ctx.target.bootstrap(), grpc,
+                rest);
         String topic = ctx.newTopic("join-burst");
         String prefix = ctx.newGroup("join-burst");
         try (ChildProxy child = ChildProxy.launch(ctx.options.jar(), config, dir.resolve(key(withRest) + ".log"),

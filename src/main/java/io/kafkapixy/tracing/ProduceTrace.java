@@ -30,15 +30,13 @@ public final class ProduceTrace {
     static final String TRACESTATE = "tracestate";
 
     /** Nothing traced. */
-    public static final ProduceTrace NONE = new ProduceTrace(null, null);
+    public static final ProduceTrace NONE = new ProduceTrace(null);
 
     /** Null for {@link #NONE}. */
     private final Span span;
-    private final Tracing tracing;
 
-    private ProduceTrace(Span span, Tracing tracing) {
+    private ProduceTrace(Span span) {
         this.span = span;
-        this.tracing = tracing;
     }
 
     /**
@@ -55,7 +53,7 @@ public final class ProduceTrace {
                 .setAttribute(SYSTEM, "kafka").setAttribute(DESTINATION, topic).setAttribute(OPERATION_NAME, "send")
                 .setAttribute(OPERATION_TYPE, "send").setAttribute(PARTITION, Integer.toString(partition))
                 .startSpan();
-        return new ProduceTrace(span, tracing);
+        return new ProduceTrace(span);
     }
 
     /** The record's headers: {@code given}, with this trace's context added unless the client set its own. */
@@ -65,7 +63,7 @@ public final class ProduceTrace {
             return given;
         }
         List<Header> headers = new ArrayList<>(given);
-        tracing.propagator().inject(Context.root().with(span), headers, (carrier, key, value) -> carrier.add(
+        Tracing.PROPAGATOR.inject(Context.root().with(span), headers, (carrier, key, value) -> carrier.add(
                 new RecordHeader(key, value.getBytes(StandardCharsets.UTF_8))));
         return headers;
     }

@@ -42,6 +42,8 @@ public final class Tracing implements AutoCloseable {
     private static final java.util.logging.Logger EXPORTER_LOGS =
             java.util.logging.Logger.getLogger("io.opentelemetry.exporter");
     static final String INSTRUMENTATION = "io.kafkapixy";
+    /** W3C trace context, read from requests and written into records. */
+    static final TextMapPropagator PROPAGATOR = W3CTraceContextPropagator.getInstance();
 
     private static final Tracing OFF = new Tracing(OpenTelemetry.noop(), null);
 
@@ -49,7 +51,6 @@ public final class Tracing implements AutoCloseable {
     /** Null when off. */
     private final OpenTelemetrySdk sdk;
     private final Tracer tracer;
-    private final TextMapPropagator propagator = W3CTraceContextPropagator.getInstance();
 
     private Tracing(OpenTelemetry otel, OpenTelemetrySdk sdk) {
         this.otel = otel;
@@ -103,23 +104,17 @@ public final class Tracing implements AutoCloseable {
         return s;
     }
 
-    /** Whether OpenTelemetry's settings ask for spans to be exported. */
+    /** Whether OpenTelemetry's settings ask for spans to be exported, read as the SDK will read them. */
     static boolean wanted(Map<String, String> env, Properties properties) {
-        if ("true".equalsIgnoreCase(setting(env, properties, "OTEL_SDK_DISABLED"))) {
+        Map<String, String> s = settings(env, properties);
+        if ("true".equalsIgnoreCase(s.get("otel.sdk.disabled"))) {
             return false;
         }
-        String exporter = setting(env, properties, "OTEL_TRACES_EXPORTER");
-        if (exporter != null && !exporter.isBlank()) {
+        String exporter = s.get("otel.traces.exporter");
+        if (isSet(exporter)) {
             return !exporter.strip().equalsIgnoreCase("none");
         }
-        return isSet(setting(env, properties, "OTEL_EXPORTER_OTLP_ENDPOINT"))
-               || isSet(setting(env, properties, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"));
-    }
-
-    /** {@code NAME} from the environment, else its system property ({@code OTEL_A_B}: {@code otel.a.b}). */
-    private static String setting(Map<String, String> env, Properties properties, String name) {
-        String v = env.get(name);
-        return v != null ? v : properties.getProperty(name.toLowerCase(java.util.Locale.ROOT).replace('_', '.'));
+        return isSet(s.get("otel.exporter.otlp.endpoint")) || isSet(s.get("otel.exporter.otlp.traces.endpoint"));
     }
 
     private static boolean isSet(String v) {
@@ -145,11 +140,7 @@ public final class Tracing implements AutoCloseable {
      * {@code getter}; the root context if none, or if it is malformed.
      */
     public static <C> Context extract(C carrier, TextMapGetter<C> getter) {
-        return W3CTraceContextPropagator.getInstance().extract(Context.root(), carrier, getter);
-    }
-
-    TextMapPropagator propagator() {
-        return propagator;
+        return PROPAGATOR.extract(Context.root(), carrier, getter);
     }
 
     /** Exports what is queued and stops the exporter (at the end of the shutdown); nothing when off. */
