@@ -107,6 +107,21 @@ final class ClassicGroups implements GroupKind, MessageStream.Owner {
     }
 
     @Override
+    public List<org.apache.kafka.common.header.Header> heldHeaders(String group, String topic, int partition,
+                                                                long offset) {
+        Members members = live.get(group);
+        if (members != null) {
+            for (GroupConsumer g : members.consumers) {
+                List<org.apache.kafka.common.header.Header> headers = g.heldHeaders(topic, partition, offset);
+                if (headers != null) {
+                    return headers;
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
     public void ackQuietly(String group, String topic, int partition, long offset) {
         if (served(group, topic, partition)) {
             ackHeld(group, topic, partition, offset);

@@ -14,6 +14,8 @@ import io.kafkapixy.config.ConsumerConfig;
 import io.kafkapixy.consumer.share.ShareGroupSetup;
 import io.kafkapixy.consumer.share.ShareGroups;
 import io.kafkapixy.errors.PixyException;
+import io.kafkapixy.tracing.Tracing;
+import io.opentelemetry.context.Context;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;
 
@@ -21,7 +23,9 @@ import org.apache.kafka.clients.consumer.ShareConsumer;
  * The consumer side of one cluster: the façade every transport calls. Each call finds the group's kind once
  * ({@link GroupKind}: classic groups, or share groups where {@code membership} or {@code share_groups} says so) and
  * hands the call over; what is the same for every kind is done here: a disabled consumer, the instance's limits on
- * parked and blocked requests, the arrival time a long poll counts from, and one deadline for closing.
+ * parked and blocked requests, the arrival time a long poll counts from, one deadline for closing, and the spans of
+ * the messages handed out and settled ({@link ConsumerSpans}), under the OpenTelemetry context current on the
+ * calling thread.
  *
  * <p>Thread-safe, without a lock shared by all groups. The {@code Proxy} owns it and {@link #close() closes} it
  * before the producer: parked requests are answered 503, acked offsets committed, groups left.
@@ -38,6 +42,7 @@ public final class Consumers implements AutoCloseable {
     private final Deadlines deadlines;
     private final GroupKind classic;
     private final GroupKind share;
+    private final ConsumerSpans spans;
 
     /** Kafka's group protocol ({@code membership: kafka}). */
     public static Membership.Factory kafkaMembership() {
@@ -53,10 +58,12 @@ public final class Consumers implements AutoCloseable {
      */
     public Consumers(ConsumerConfig config, Map<String, Object> kafkaCommon, OffsetStore committedOffsets,
                      Membership.Factory memberships, GroupGuard guard, ShareGroupSetup shareSetup,
-                     ConsumerMetrics metrics, InstanceLimits limits, Clock clock, DeadLetters deadLetters) {
+                     ConsumerMetrics metrics, InstanceLimits limits, Clock clock, DeadLetters deadLetters,
+                     Tracing tracing) {
         this(config, ConsumerSettings.classicFactory(config, kafkaCommon), committedOffsets, memberships, guard,
                 metrics, limits, clock, Deadlines.onThread("consume-deadlines", clock), StartGate.process(),
-                ConsumerSettings.shareFactory(config, kafkaCommon), shareSetup, new DeadLettering(deadLetters));
+                ConsumerSettings.shareFactory(config, kafkaCommon), shareSetup, new DeadLettering(deadLetters),
+                tracing);
     }
 
     /**
@@ -77,7 +84,18 @@ public final class Consumers implements AutoCloseable {
               InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
               Function<String, ShareConsumer<byte[], byte[]>> shareFactory, ShareGroupSetup shareSetup,
               DeadLettering letters) {
+        this(config, kafkaFactory, committedOffsets, memberships, guard, metrics, limits, clock, deadlines, starts,
+                shareFactory, shareSetup, letters, Tracing.off());
+    }
+
+    /** As above, with the spans of consumed messages made by {@code tracing} (tests). */
+    Consumers(ConsumerConfig config, Function<String, Consumer<byte[], byte[]>> kafkaFactory,
+              OffsetStore committedOffsets, Membership.Factory memberships, GroupGuard guard, ConsumerMetrics metrics,
+              InstanceLimits limits, Clock clock, Deadlines deadlines, StartGate starts,
+              Function<String, ShareConsumer<byte[], byte[]>> shareFactory, ShareGroupSetup shareSetup,
+              DeadLettering letters, Tracing tracing) {
         this.config = config;
+        this.spans = new ConsumerSpans(tracing);
         this.deadlines = deadlines;
         this.limits = limits;
         this.clock = clock;
@@ -143,8 +161,9 @@ public final class Consumers implements AutoCloseable {
         }
         GroupKind kind = kind(group);
         if (ack instanceof AckMode.Explicit e) {
-            kind.ackQuietly(group, topic, e.partition(), e.offset());
+            spans.ackQuietly(kind, group, topic, e.partition(), e.offset());
         }
+        Context call = spans.call();
         InstanceLimits.Slot waiter = blocking ? limits.enterBlocked() : InstanceLimits.NO_SLOT;
         InstanceLimits.Slot slot;
         try {
@@ -158,6 +177,7 @@ public final class Consumers implements AutoCloseable {
                     .whenComplete((m, error) -> {
                         slot.close();
                         waiter.close();
+                        spans.received(call, group, m);
                     });
         } catch (RuntimeException e) {
             slot.close();
@@ -177,7 +197,8 @@ public final class Consumers implements AutoCloseable {
         if (config.disabled()) {
             throw PixyException.disabled();
         }
-        return kind(group).openStream(group, topics, maxCredits, sink);
+        GroupKind kind = kind(group);
+        return spans.stream(kind, group, sink, traced -> kind.openStream(group, topics, maxCredits, traced));
     }
 
     /**
@@ -212,7 +233,9 @@ public final class Consumers implements AutoCloseable {
      * {@link #ack} throws, and for a reject also when the dead letter was not written. Never blocks.
      */
     public CompletableFuture<Void> settle(String group, String topic, int partition, long offset, Settlement how) {
-        return kind(group).settle(group, topic, partition, offset, how);
+        GroupKind kind = kind(group);
+        return spans.settle(kind, group, topic, partition, offset, how,
+                () -> kind.settle(group, topic, partition, offset, how));
     }
 
     /** Consume requests parked on this instance right now, over all groups and topics. */

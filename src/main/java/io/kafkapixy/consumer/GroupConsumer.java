@@ -105,6 +105,14 @@ final class GroupConsumer {
         return state.topics.containsKey(topic);
     }
 
+    /** The record headers of a message out with a client here; null when none is. */
+    java.util.List<org.apache.kafka.common.header.Header> heldHeaders(String topic, int partition, long offset) {
+        return state.locked(() -> {
+            PartitionState p = state.assigned.get(new org.apache.kafka.common.TopicPartition(topic, partition));
+            return p == null ? null : p.heldHeaders(offset);
+        });
+    }
+
     /** See {@link GroupState#renew}. */
     boolean renew(String topic, int partition, long offset) {
         return state.renew(topic, partition, offset);

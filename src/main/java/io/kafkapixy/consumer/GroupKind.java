@@ -32,6 +32,12 @@ public interface GroupKind {
      */
     ConsumerStream openStream(String group, List<String> topics, long maxCredits, ConsumerStream.Sink sink);
 
+    /**
+     * The record headers of a message out with a client of {@code group} here, null when none is (for the spans of
+     * its settlement: the record's trace context).
+     */
+    List<org.apache.kafka.common.header.Header> heldHeaders(String group, String topic, int partition, long offset);
+
     /** An ack carried by a consume request: applied when this instance handed out that message, else dropped. */
     void ackQuietly(String group, String topic, int partition, long offset);
 

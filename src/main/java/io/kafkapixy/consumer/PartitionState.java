@@ -248,6 +248,12 @@ final class PartitionState {
         return offered.containsKey(offset);
     }
 
+    /** The record headers of the message at {@code offset} when it is out with a client, else null. */
+    java.util.List<org.apache.kafka.common.header.Header> heldHeaders(long offset) {
+        Out out = offered.get(offset);
+        return out == null ? null : java.util.Arrays.asList(out.record().headers().toArray());
+    }
+
     /**
      * Applies an ack; false when it changed nothing (a duplicate, or an offset already committed). A message on its
      * way to the dead-letter topic takes no ack: see {@link Lettering#holds}.

@@ -99,7 +99,7 @@ public final class Proxy implements AutoCloseable {
                     : ShareGroupSetup.NONE;
             Consumers consumers = new Consumers(config.consumer(), common, consumerOffsets, memberships,
                     guard == null ? GroupGuard.NONE : guard, shareSetup, metrics.consumers(), limits,
-                    Clock.systemUTC(), deadLetters(config, producer));
+                    Clock.systemUTC(), deadLetters(config, producer), tracing);
             return new Proxy(name, config, admin, producer, consumers, rawOffsets, consumerOffsets, zooKeeper,
                     guard);
         } catch (RuntimeException e) {

@@ -22,10 +22,12 @@ public final class ProxySet implements AutoCloseable {
 
     private final Map<String, Proxy> proxies;
     private final Proxy defaultProxy;
+    private final Tracing tracing;
 
-    private ProxySet(Map<String, Proxy> proxies, String defaultCluster) {
+    private ProxySet(Map<String, Proxy> proxies, String defaultCluster, Tracing tracing) {
         this.proxies = proxies;
         this.defaultProxy = proxies.get(defaultCluster);
+        this.tracing = tracing;
     }
 
     /**
@@ -36,7 +38,7 @@ public final class ProxySet implements AutoCloseable {
         return start(config, metrics, Tracing.off());
     }
 
-    /** As {@link #start(PixyConfig, Function)}, the produced messages traced by {@code tracing}. */
+    /** As {@link #start(PixyConfig, Function)}, the messages produced and consumed traced by {@code tracing}. */
     public static ProxySet start(PixyConfig config, Function<String, ClusterMetrics> metrics, Tracing tracing) {
         Map<String, Proxy> proxies = new LinkedHashMap<>();
         InstanceLimits limits = new InstanceLimits(config.limits().maxParkedRequests(), config.limits().maxGroups(),
@@ -50,7 +52,7 @@ public final class ProxySet implements AutoCloseable {
             proxies.values().forEach(Proxy::close);
             throw e;
         }
-        return new ProxySet(proxies, config.defaultCluster());
+        return new ProxySet(proxies, config.defaultCluster(), tracing);
     }
 
     /**
@@ -67,6 +69,11 @@ public final class ProxySet implements AutoCloseable {
             throw new PixyException(ErrorKind.UNKNOWN_CLUSTER, "proxy `" + cluster + "` does not exist");
         }
         return proxy;
+    }
+
+    /** The tracing of the calls served by these proxies (the transports' server spans). */
+    public Tracing tracing() {
+        return tracing;
     }
 
     /** The clusters in configuration order. */

@@ -34,6 +34,7 @@ import io.kafkapixy.server.http.NotHttpRequests;
 import io.kafkapixy.server.http.RestApi;
 import io.kafkapixy.server.http.RestBearerAuth;
 import io.kafkapixy.server.http.RestRequestMetrics;
+import io.kafkapixy.server.http.RestTracing;
 import io.kafkapixy.server.http.RestTransportErrors;
 
 /**
@@ -119,6 +120,7 @@ public final class PixyServer implements AutoCloseable {
                 .featuresDiscoverServices(false);
         HttpRouting.Builder routing = HttpRouting.builder();
         routing.addFilter(new RestRequestMetrics(metrics));
+        routing.addFilter(new RestTracing(proxies.tracing()));
         tokens.ifPresent(t -> routing.addFilter(new RestBearerAuth(t)));
         new RestApi(proxies, config.inflightRows(), config.inflightMessages()).register(routing);
         // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.

@@ -131,7 +131,7 @@ public final class Tracing implements AutoCloseable {
     }
 
     /** Whether spans are made at all: an SDK here, or given by a test. */
-    boolean recording() {
+    public boolean recording() {
         return otel != OpenTelemetry.noop();
     }
 

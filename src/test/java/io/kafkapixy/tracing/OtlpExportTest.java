@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Spans reach an operator's collector over OTLP/HTTP, configured the OpenTelemetry way ({@code OTEL_*} settings):
- * a produced message's span arrives at a real HTTP endpoint (a small receiver that decodes the OTLP protobuf) with
- * the request's trace id, the client's span as parent, the messaging attributes and the service name; and a
+ * a REST produce's server span and its message's span arrive at a real HTTP endpoint (a small receiver that decodes
+ * the OTLP protobuf) with the request's trace id, the client's span as the call's parent and the call's as the
+ * message's, the HTTP and messaging attributes and the service name; and a
  * collector that cannot be reached changes nothing for the client.
  */
 class OtlpExportTest {
@@ -36,11 +37,18 @@ class OtlpExportTest {
                      "OTEL_BSP_SCHEDULE_DELAY", "100"), new Properties()))) {
             assertEquals(200, produce(pixy, topic).statusCode());
 
-            TestKafka.Waits.until(Duration.ofSeconds(30), "the span at the collector",
-                    () -> span(collector, topic).isPresent());
-            OtlpReceiver.ReceivedSpan span = span(collector, topic).orElseThrow();
+            String route = "POST /topics/{topic}/messages";
+            TestKafka.Waits.until(Duration.ofSeconds(30), "the spans at the collector",
+                    () -> span(collector, "send " + topic).isPresent() && span(collector, route).isPresent());
+            OtlpReceiver.ReceivedSpan call = span(collector, route).orElseThrow();
+            assertEquals(TRACE_ID, call.traceId());
+            assertEquals(CLIENT_SPAN, call.parentSpanId());
+            assertEquals(2, call.kind(), "SPAN_KIND_SERVER");
+            assertEquals("200", call.attributes().get("http.response.status_code"));
+            assertEquals("/topics/{topic}/messages", call.attributes().get("http.route"));
+            OtlpReceiver.ReceivedSpan span = span(collector, "send " + topic).orElseThrow();
             assertEquals(TRACE_ID, span.traceId());
-            assertEquals(CLIENT_SPAN, span.parentSpanId());
+            assertEquals(call.spanId(), span.parentSpanId());
             assertEquals(4, span.kind(), "SPAN_KIND_PRODUCER");
             assertEquals("kafka", span.attributes().get("messaging.system"));
             assertEquals(topic, span.attributes().get("messaging.destination.name"));
@@ -75,7 +83,7 @@ class OtlpExportTest {
                 .POST(HttpRequest.BodyPublishers.ofString("exported")));
     }
 
-    private static Optional<OtlpReceiver.ReceivedSpan> span(OtlpReceiver collector, String topic) {
-        return collector.spans.stream().filter(s -> s.name().equals("send " + topic)).findFirst();
+    private static Optional<OtlpReceiver.ReceivedSpan> span(OtlpReceiver collector, String name) {
+        return collector.spans.stream().filter(s -> s.name().equals(name)).findFirst();
     }
 }

@@ -240,6 +240,13 @@ public final class ShareGroups implements GroupKind {
         }
     }
 
+    @Override
+    public List<org.apache.kafka.common.header.Header> heldHeaders(String group, String topic, int partition,
+                                                                long offset) {
+        ShareTopic t = topics.get(new Key(group, topic));
+        return t == null ? null : t.heldHeaders(partition, offset);
+    }
+
     /** Acks quietly (an ack carried by a consume request): dropped unless the record is out from here. */
     @Override
     public void ackQuietly(String group, String topic, int partition, long offset) {

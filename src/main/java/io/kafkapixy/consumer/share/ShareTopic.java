@@ -254,6 +254,17 @@ final class ShareTopic implements Settler {
         records.forEach(a -> a.confirmed.completeExceptionally(why));
     }
 
+    /** The record headers of a record out with a client from here; null when none is. */
+    java.util.List<org.apache.kafka.common.header.Header> heldHeaders(int partition, long offset) {
+        lock.lock();
+        try {
+            Acquired a = out.get(new Acquired.Key(partition, offset));
+            return a == null ? null : a.message.headers();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether a message of {@code partition} was handed out from here: acks for others are not this topic's. */
     boolean served(int partition) {
         lock.lock();

@@ -147,7 +147,8 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         // ask ZooKeeper or the broker) goes to a thread of its own; its long poll counts from now all the same.
         Instant arrival = proxy.consumers().now();
         if (proxy.consumers().needsSetUp(rq.getGroup(), rq.getTopic())) {
-            mayWait.execute(() -> consume(proxy, rq, ack, out, call, arrival));
+            mayWait.execute(io.opentelemetry.context.Context.current()
+                    .wrap(() -> consume(proxy, rq, ack, out, call, arrival)));
         } else {
             consume(proxy, rq, ack, out, call, arrival);
         }

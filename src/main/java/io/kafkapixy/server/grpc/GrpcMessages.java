@@ -21,7 +21,7 @@ final class GrpcMessages {
     }
 
     /**
-     * A message to produce, in the trace context of the call running on this thread ({@link GrpcTraceContext}).
+     * A message to produce, in the trace context current on this thread: its call's ({@link GrpcTraceContext}).
      *
      * @param headerKey   a header's key, from the service's own header message
      * @param headerValue its value; proto3 cannot tell an empty value from an unset one, and the original writes null
@@ -43,6 +43,6 @@ final class GrpcMessages {
             ByteString value = headerValue.apply(h);
             recordHeaders.add(new RecordHeader(headerKey.apply(h), value.isEmpty() ? null : value.toByteArray()));
         }
-        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders, GrpcTraceContext.current());
+        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders, io.opentelemetry.context.Context.current());
     }
 }

@@ -88,9 +88,9 @@ public final class GrpcServer implements AutoCloseable {
         ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
         List<ServerServiceDefinition> services = List.of(
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()),
-                        new GrpcTraceContext()), tokens),
+                        new GrpcTraceContext(proxies.tracing())), tokens),
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
-                        .bindService()), new StreamPeers(), new GrpcTraceContext()), tokens),
+                        .bindService()), new StreamPeers(), new GrpcTraceContext(proxies.tracing())), tokens),
                 service(StrictRequestParsing.of(health.bindService()), tokens),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),
                 service(legacyReflection(), tokens));

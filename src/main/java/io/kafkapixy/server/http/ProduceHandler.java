@@ -9,7 +9,6 @@ import java.util.regex.Pattern;
 import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
-import io.helidon.http.ServerRequestHeaders;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import io.kafkapixy.errors.PixyException;
@@ -17,8 +16,6 @@ import io.kafkapixy.producer.MessageKey;
 import io.kafkapixy.producer.ProduceRequest;
 import io.kafkapixy.producer.ProduceResult;
 import io.kafkapixy.proxy.Proxy;
-import io.kafkapixy.tracing.Tracing;
-import io.opentelemetry.context.propagation.TextMapGetter;
 import jakarta.json.bind.annotation.JsonbPropertyOrder;
 import org.apache.kafka.common.header.internals.RecordHeader;
 
@@ -35,19 +32,6 @@ final class ProduceHandler {
     @JsonbPropertyOrder({"partition", "offset"})
     public record Response(int partition, long offset) {
     }
-
-    /** Reads W3C trace context headers ({@code traceparent}, {@code tracestate}) from a request's headers. */
-    private static final TextMapGetter<ServerRequestHeaders> TRACE_HEADERS = new TextMapGetter<>() {
-        @Override
-        public Iterable<String> keys(ServerRequestHeaders headers) {
-            return headers.stream().map(h -> h.name()).toList();
-        }
-
-        @Override
-        public String get(ServerRequestHeaders headers, String key) {
-            return headers == null ? null : headers.first(HeaderNames.create(key)).orElse(null);
-        }
-    };
 
     void handle(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
         String contentType = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("");
@@ -69,7 +53,7 @@ final class ProduceHandler {
         }
         MessageKey key = params.has("key") ? MessageKey.of(params.firstBytes("key")) : MessageKey.ABSENT;
         ProduceRequest rq = new ProduceRequest(topic, key, message, recordHeaders(req),
-                Tracing.extract(req.headers(), TRACE_HEADERS));
+                io.opentelemetry.context.Context.current());
         if (params.has("sync")) {
             ProduceResult result = proxy.producer().produceSync(rq);
             HttpErrors.sendJson(res, Status.OK_200, new Response(result.partition(), result.offset()));
