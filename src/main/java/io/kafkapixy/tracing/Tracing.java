@@ -32,7 +32,8 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
  *
  * <p>An exporter that fails (an unreachable collector, a bad endpoint) never fails or slows a request: spans wait in
  * the SDK's bounded queue and are dropped when it is full; the first failure is logged once, and exporting again
- * after failures once.
+ * after failures once. Settings the SDK cannot use (an endpoint that is not a URL, an unknown sampler) are logged
+ * once as an error and leave tracing off: the proxy serves, the trace context still goes into the records.
  */
 public final class Tracing implements AutoCloseable {
 
@@ -74,11 +75,17 @@ public final class Tracing implements AutoCloseable {
             return OFF;
         }
         EXPORTER_LOGS.setLevel(java.util.logging.Level.OFF);
-        OpenTelemetrySdk sdk = AutoConfiguredOpenTelemetrySdk.builder()
-                .addPropertiesSupplier(() -> settings(env, properties))
-                .addSpanExporterCustomizer((exporter, config) -> new LoggedOnce(exporter))
-                .disableShutdownHook()
-                .build().getOpenTelemetrySdk();
+        OpenTelemetrySdk sdk;
+        try {
+            sdk = AutoConfiguredOpenTelemetrySdk.builder()
+                    .addPropertiesSupplier(() -> settings(env, properties))
+                    .addSpanExporterCustomizer((exporter, config) -> new LoggedOnce(exporter))
+                    .disableShutdownHook()
+                    .build().getOpenTelemetrySdk();
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "Tracing off: OpenTelemetry's OTEL_* settings cannot be used: " + e.getMessage());
+            return OFF;
+        }
         LOG.log(Level.INFO, "Tracing on: spans exported as OpenTelemetry's OTEL_* settings say");
         return new Tracing(sdk, sdk);
     }

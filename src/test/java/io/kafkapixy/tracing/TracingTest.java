@@ -64,6 +64,16 @@ class TracingTest {
         }
     }
 
+    @Test
+    void settingsTheSdkCannotUseLeaveTracingOffAndTheProxyServing() {
+        Tracing badEndpoint = Tracing.configure(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "not a url"), new Properties());
+        Tracing badSampler = Tracing.configure(Map.of("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318",
+                "OTEL_TRACES_SAMPLER", "sometimes"), new Properties());
+
+        assertSame(Tracing.off(), badEndpoint);
+        assertSame(Tracing.off(), badSampler);
+    }
+
     private static Properties props(String k, String v) {
         Properties p = new Properties();
         p.setProperty(k, v);
