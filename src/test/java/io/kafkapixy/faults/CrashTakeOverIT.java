@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.kafkapixy.testing.PixyFleet;
 import io.kafkapixy.testing.TestKafka;
-import org.apache.curator.test.InstanceSpec;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,7 +58,7 @@ class CrashTakeOverIT {
 
     /** A ZooKeeper server that grants sessions of 2 s to 20 s (the original's default is 15 s). */
     static TestingServer zooKeeperServer() throws Exception {
-        return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, -1), true);
+        return TestZooKeeper.running(-1, 1_000);
     }
 
     static String kafkaMembership(String bootstrap) {

@@ -25,6 +25,7 @@ import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.StreamConsumer;
 import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonObject;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -76,7 +77,7 @@ class DeadLetterTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestZooKeeper.running();
     }
 
     @AfterAll

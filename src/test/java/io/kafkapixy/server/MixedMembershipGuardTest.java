@@ -23,6 +23,7 @@ import mailgun.kafkapixy.ConsNAckRq;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.awaitility.Awaitility;
@@ -50,7 +51,7 @@ class MixedMembershipGuardTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestZooKeeper.running();
         original = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString(), new RetryOneTime(100));
         original.start();
     }
@@ -133,7 +134,7 @@ class MixedMembershipGuardTest {
         try (ZooKeeperLines lines = new ZooKeeperLines(port);
              RunningPixy pixy = kafkaModeWithZooKeeper("127.0.0.1:" + port)) {
             assertEquals(408, pixy.get(messages()).statusCode(), "served while ZooKeeper is gone");
-            try (TestingServer back = new TestingServer(port, true);
+            try (TestingServer back = TestZooKeeper.running(port, -1);
                  CuratorFramework other = CuratorFrameworkFactory.newClient(back.getConnectString(),
                          new RetryOneTime(100))) {
                 other.start();

@@ -21,6 +21,7 @@ import jakarta.json.JsonObject;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,7 +48,7 @@ class ZooKeeperModeTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestZooKeeper.running();
         oracle = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString(), new RetryOneTime(100));
         oracle.start();
     }

@@ -16,6 +16,7 @@ import io.kafkapixy.testing.TestKafka;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.Node;
@@ -50,7 +51,7 @@ class ZkMembershipTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = new TestingServer(true);
+        server = TestZooKeeper.running();
     }
 
     @AfterAll

@@ -12,6 +12,7 @@ import io.kafkapixy.testing.TestKafka;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import io.kafkapixy.testing.TestZooKeeper;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
@@ -46,7 +47,7 @@ class ZooKeeperLayoutTest {
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
+        server = TestZooKeeper.running();
     }
 
     @AfterAll
