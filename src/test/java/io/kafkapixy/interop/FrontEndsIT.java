@@ -8,7 +8,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +20,6 @@ import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonObject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -40,9 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FrontEndsIT {
 
-    private static final boolean REQUIRED = Boolean.getBoolean("interop.required");
     private static final Path WORK = Path.of("target/interop/front-ends").toAbsolutePath();
-    private static final Path SKIPPED = Path.of("target/interop/skipped.txt");
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -219,13 +215,7 @@ class FrontEndsIT {
     private static Path tool(String path, String debianPackage) throws IOException {
         Path tool = Path.of(path);
         if (!Files.isExecutable(tool)) {
-            String why = debianPackage + " is not installed (" + path + ")";
-            if (REQUIRED) {
-                throw new AssertionError(why);
-            }
-            Files.writeString(SKIPPED, "front ends: " + why + System.lineSeparator(), StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-            Assumptions.abort(why);
+            Skips.skip("front ends", path + " is missing", "apt-get install " + debianPackage);
         }
         return tool;
     }

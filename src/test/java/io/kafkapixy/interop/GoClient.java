@@ -23,14 +23,18 @@ final class GoClient implements InteropClient {
     }
 
     @Override
+    public String install() {
+        return "apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev "
+                + "golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc";
+    }
+
+    @Override
     public Optional<String> prepare(Path work) throws Exception {
         if (!Commands.works(work, List.of("go", "version"))
             || !Commands.works(work, List.of("sh", "-c",
                     "for c in protoc protoc-gen-go protoc-gen-go-grpc; do command -v \"$c\" || exit 1; done"))
             || !Files.isDirectory(DEBIAN_GOPATH.resolve("src/google.golang.org/grpc"))) {
-            return Optional.of("no go toolchain with Debian's grpc-go sources (apt-get install golang-go "
-                               + "golang-google-grpc-dev golang-google-protobuf-dev "
-                               + "golang-github-golang-protobuf-1-5-dev protoc-gen-go protoc-gen-go-grpc)");
+            return Optional.of("no go toolchain with Debian's grpc-go sources");
         }
         Path pkg = work.resolve("src/interop");
         Files.createDirectories(pkg.resolve("pb"));

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +23,6 @@ import jakarta.json.JsonString;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -42,9 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GrpcInteropIT {
 
-    private static final boolean REQUIRED = Boolean.getBoolean("interop.required");
     private static final Path WORK = Path.of("target/interop");
-    private static final Path SKIPPED = WORK.resolve("skipped.txt");
     private static final Duration CLIENT_TIMEOUT = Duration.ofMinutes(2);
     private static final PythonClient PYTHON = new PythonClient();
     private static final GoClient GO = new GoClient();
@@ -475,12 +471,7 @@ class GrpcInteropIT {
             }
         });
         if (missing.isPresent()) {
-            if (REQUIRED) {
-                throw new AssertionError(client.name() + " cannot run here: " + missing.get());
-            }
-            Files.writeString(SKIPPED, client.name() + ": " + missing.get() + System.lineSeparator(),
-                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-            Assumptions.abort(client.name() + " skipped: " + missing.get());
+            Skips.skip("gRPC interop, " + client.name(), missing.get(), client.install());
         }
         return work;
     }

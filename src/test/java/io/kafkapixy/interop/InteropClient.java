@@ -24,6 +24,9 @@ interface InteropClient {
      */
     Optional<String> prepare(Path work) throws Exception;
 
+    /** The install that would let {@link #prepare} succeed on a Debian or Ubuntu machine. */
+    String install();
+
     /** Environment variables the command needs, e.g. where the generated stubs are. */
     default java.util.Map<String, String> env(Path work) {
         return java.util.Map.of();

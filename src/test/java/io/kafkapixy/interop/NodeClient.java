@@ -20,6 +20,11 @@ final class NodeClient implements InteropClient {
     }
 
     @Override
+    public String install() {
+        return "Node.js 18+ with npm (NodeSource's nodejs package), and the npm registry reachable";
+    }
+
+    @Override
     public Optional<String> prepare(Path work) throws Exception {
         if (!Commands.works(work, List.of("node", "--version")) || !Commands.works(work, List.of("npm", "--version"))) {
             return Optional.of("no node and npm");

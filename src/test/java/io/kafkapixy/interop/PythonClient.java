@@ -26,6 +26,11 @@ final class PythonClient implements InteropClient {
     }
 
     @Override
+    public String install() {
+        return "apt-get install python3-grpcio python3-grpc-tools";
+    }
+
+    @Override
     public Optional<String> prepare(Path work) throws Exception {
         for (String candidate : INTERPRETERS) {
             if (Commands.works(work, List.of(candidate, "-c", "import grpc, grpc_tools.protoc"))) {
@@ -34,8 +39,7 @@ final class PythonClient implements InteropClient {
             }
         }
         if (python == null) {
-            return Optional.of("no python3 with grpcio and grpc_tools (apt-get install python3-grpcio "
-                               + "python3-grpc-tools)");
+            return Optional.of("no python3 with grpcio and grpc_tools");
         }
         Commands.Result r = Commands.run(work, Map.of(), Duration.ofSeconds(60), List.of(python, "-m",
                 "grpc_tools.protoc", "-I", PROTO_DIR.toAbsolutePath().toString(), "--python_out=.",

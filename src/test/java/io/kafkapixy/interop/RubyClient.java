@@ -15,11 +15,15 @@ final class RubyClient implements InteropClient {
     }
 
     @Override
+    public String install() {
+        return "apt-get install ruby-grpc ruby-grpc-tools";
+    }
+
+    @Override
     public Optional<String> prepare(Path work) throws Exception {
         if (!Commands.works(work, List.of("ruby", "-e", "require 'grpc'"))
             || !Commands.works(work, List.of("sh", "-c", "command -v grpc_tools_ruby_protoc"))) {
-            return Optional.of("no ruby with the grpc gem and grpc_tools_ruby_protoc (apt-get install ruby-grpc "
-                               + "ruby-grpc-tools)");
+            return Optional.of("no ruby with the grpc gem and grpc_tools_ruby_protoc");
         }
         Commands.Result r = Commands.run(work, Map.of(), Duration.ofSeconds(60), List.of("grpc_tools_ruby_protoc",
                 "-I", PROTO_DIR.toAbsolutePath().toString(), "--ruby_out=.", "--grpc_out=.", "kafkapixy.proto"));
