@@ -52,14 +52,14 @@ class PackagedJarIT {
 
     @Test
     void theQuickStartCommandServesRestAndGrpcOnAnEmbeddedBroker(@TempDir Path dir) throws Exception {
-        int rest = PixyProcess.freePort();
-        int grpc = PixyProcess.freePort();
         Path pidFile = dir.resolve("pid");
         Path log = dir.resolve("out.log");
-        PixyProcess process = PixyProcess.launchQuickStart(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:" + rest,
-                "-grpcAddr", "127.0.0.1:" + grpc, "-pidFile", pidFile.toString());
+        PixyProcess process = PixyProcess.launchQuickStart(log, "-embeddedKafka", "-tcpAddr", "127.0.0.1:0",
+                "-grpcAddr", "127.0.0.1:0", "-pidFile", pidFile.toString());
         try {
-            process.awaitPing(rest);
+            PixyProcess.Ports ports = process.awaitPing();
+            int rest = ports.rest();
+            int grpc = ports.grpc();
             assertEquals(Long.toString(process.process().pid()), Files.readString(pidFile));
             Matcher m = EMBEDDED.matcher(Files.readString(log));
             assertTrue(m.find(), "the log names the embedded broker");
@@ -83,12 +83,10 @@ class PackagedJarIT {
     void theOriginalsConfigFileAndFlagsStartTheProxyOnTheNamedBrokers(@TempDir Path dir) throws Exception {
         TestKafka kafka = TestKafka.get();
         String topic = kafka.createTopic(TestKafka.uniqueTopic("jar"), 4);
-        int rest = PixyProcess.freePort();
-        int grpc = PixyProcess.freePort();
         Path config = dir.resolve("kafka-pixy.yaml");
         Files.writeString(config, """
                 grpc_addr: 127.0.0.1:1
-                tcp_addr: 127.0.0.1:%d
+                tcp_addr: 127.0.0.1:0
                 proxies:
                   main:
                     kafka:
@@ -98,11 +96,14 @@ class PackagedJarIT {
                   other:
                     kafka:
                       seed_peers: [%s]
-                """.formatted(rest, kafka.bootstrap(), kafka.bootstrap()));
+                """.formatted(kafka.bootstrap(), kafka.bootstrap()));
         Path log = dir.resolve("out.log");
-        PixyProcess process = PixyProcess.launch(log, "-config", config.toString(), "--grpcAddr=127.0.0.1:" + grpc);
+        PixyProcess process = PixyProcess.launch(log, "-config", config.toString(), "--grpcAddr=127.0.0.1:0");
         try {
-            process.awaitPing(rest);
+            PixyProcess.Ports ports = process.awaitPing();
+            int rest = ports.rest();
+            int grpc = ports.grpc();
+            assertTrue(grpc != 1, "the flag's gRPC address wins over the file's");
             assertTrue(!Files.readString(log).contains("Embedded Kafka broker started"));
 
             JsonObject viaDefault = JsonBodies.object(post(rest, "/topics/" + topic + "/messages?key=foo&sync", "a"));

@@ -171,7 +171,8 @@ final class FootprintScenario implements Scenario {
 
     private record Ports(int rest, int grpc) {
         static Ports free() throws Exception {
-            return new Ports(Target.freePort(), Target.freePort());
+            int[] ports = io.kafkapixy.testing.PixyProcess.freePorts(2);
+            return new Ports(ports[0], ports[1]);
         }
     }
 }

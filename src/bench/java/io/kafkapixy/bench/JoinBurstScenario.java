@@ -79,8 +79,9 @@ final class JoinBurstScenario implements Scenario {
 
     private void measure(BenchContext ctx, Report.Row row, String label, boolean withRest) throws Exception {
         Path dir = Path.of("target", "bench");
-        int rest = Target.freePort();
-        int grpc = Target.freePort();
+        int[] ports = io.kafkapixy.testing.PixyProcess.freePorts(2);
+        int rest = ports[0];
+        int grpc = ports[1];
         Path config = ChildProxy.writeDefaultConfig(dir.resolve("join-burst.yaml"), ctx.target.bootstrap(), grpc,
                 rest);
         String topic = ctx.newTopic("join-burst");

@@ -1,7 +1,6 @@
 package io.kafkapixy.bench;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kafkapixy.config.Durations;
 import io.kafkapixy.embedded.EmbeddedKafka;
+import io.kafkapixy.testing.PixyProcess;
 
 /**
  * The server under test and its Kafka cluster: where to reach them and, in the default mode, their lifecycle (an
@@ -49,8 +49,9 @@ final class Target implements AutoCloseable {
         }
         EmbeddedKafka kafka = EmbeddedKafka.start();
         try {
-            int grpcPort = freePort();
-            int restPort = freePort();
+            int[] ports = PixyProcess.freePorts(2);
+            int grpcPort = ports[0];
+            int restPort = ports[1];
             Path config = logDir.resolve("proxy.yaml");
             Files.writeString(config, config(options, kafka.bootstrapServers(), grpcPort, restPort));
             ChildProxy child = ChildProxy.start(options.jar(), config, restPort, logDir.resolve("proxy.log"));
@@ -84,12 +85,6 @@ final class Target implements AutoCloseable {
                 """.formatted(grpcPort, restPort, bootstrap, Durations.format(options.longPoll()),
                         String.join(", ", ShareScenario.GROUPS))
                + System.getenv().getOrDefault("BENCH_PROXY_YAML", "") + "\n";
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     boolean ownProxy() {

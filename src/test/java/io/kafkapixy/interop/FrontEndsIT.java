@@ -51,19 +51,19 @@ class FrontEndsIT {
     static void start() throws Exception {
         Files.createDirectories(WORK);
         kafka = TestKafka.get();
-        rest = PixyProcess.freePort();
         Path config = WORK.resolve("pixy.yaml");
         Files.writeString(config, """
-                grpc_addr: 127.0.0.1:%d
-                tcp_addr: 127.0.0.1:%d
+                grpc_addr: 127.0.0.1:0
+                tcp_addr: 127.0.0.1:0
                 proxies:
                   default:
                     kafka:
                       seed_peers: [%s]
                     consumer:
                       long_polling_timeout: 2s
-                """.formatted(PixyProcess.freePort(), rest, kafka.bootstrap()));
-        pixy = PixyProcess.launch(WORK.resolve("pixy.log"), "-config", config.toString()).awaitPing(rest);
+                """.formatted(kafka.bootstrap()));
+        pixy = PixyProcess.launch(WORK.resolve("pixy.log"), "-config", config.toString());
+        rest = pixy.awaitPing().rest();
     }
 
     @AfterAll
@@ -81,7 +81,7 @@ class FrontEndsIT {
     void nginxWithABareProxyPassServesProduceConsumeAckAndOffsets() throws Exception {
         Path nginx = tool("/usr/sbin/nginx", "nginx");
         Path dir = Files.createDirectories(WORK.resolve("nginx"));
-        int port = PixyProcess.freePort();
+        int port = PixyProcess.freePorts(1)[0];
         Files.writeString(dir.resolve("nginx.conf"), """
                 daemon off;
                 master_process off;
@@ -146,8 +146,9 @@ class FrontEndsIT {
     void haproxysDefaultHttpCheckMarksTheProxyUpAndAMissingPathDown() throws Exception {
         Path haproxy = tool("/usr/sbin/haproxy", "haproxy");
         Path dir = Files.createDirectories(WORK.resolve("haproxy"));
-        int port = PixyProcess.freePort();
-        int stats = PixyProcess.freePort();
+        int[] ports = PixyProcess.freePorts(2);
+        int port = ports[0];
+        int stats = ports[1];
         Files.writeString(dir.resolve("haproxy.cfg"), """
                 defaults
                   mode http

@@ -61,10 +61,8 @@ class GrpcInteropIT {
     static void start() throws Exception {
         Files.createDirectories(WORK);
         kafka = TestKafka.get();
-        plainGrpc = PixyProcess.freePort();
-        int plainRest = PixyProcess.freePort();
         Path plainConfig = WORK.resolve("plain.yaml");
-        Files.writeString(plainConfig, config(plainGrpc, "127.0.0.1:" + plainRest, "") + """
+        Files.writeString(plainConfig, config("") + """
                     consumer:
                       dead_letter_topic: "{topic}.dlt"
                 """);
@@ -74,20 +72,16 @@ class GrpcInteropIT {
         TestCerts.Issued authority = certs.ca("interop-ca");
         TestCerts.Issued server = certs.server(authority, "interop-server");
         ca = authority.certFile().toAbsolutePath();
-        tlsGrpc = PixyProcess.freePort();
-        int tlsRest = PixyProcess.freePort();
         Path tlsConfig = WORK.resolve("tls.yaml");
-        Files.writeString(tlsConfig, config(tlsGrpc, "127.0.0.1:" + tlsRest, """
+        Files.writeString(tlsConfig, config("""
                 tls:
                   certificate_path: %s
                   key_path: %s
                 """.formatted(server.certFile().toAbsolutePath(), server.keyFile().toAbsolutePath())));
         tls = PixyProcess.launch(WORK.resolve("tls.log"), "-config", tlsConfig.toString());
 
-        shareGrpc = PixyProcess.freePort();
-        int shareRest = PixyProcess.freePort();
         Path shareConfig = WORK.resolve("share.yaml");
-        Files.writeString(shareConfig, config(shareGrpc, "127.0.0.1:" + shareRest, "") + """
+        Files.writeString(shareConfig, config("") + """
                     consumer:
                       membership: share
                       ack_timeout: 30s
@@ -95,21 +89,22 @@ class GrpcInteropIT {
                 """);
         share = PixyProcess.launch(WORK.resolve("share.log"), "-config", shareConfig.toString());
 
-        plain.awaitPing(plainRest);
-        share.awaitPing(shareRest);
-        tls.awaitLog("Kafka-Pixy started");
+        plainGrpc = plain.awaitPing().grpc();
+        shareGrpc = share.awaitPing().grpc();
+        tlsGrpc = tls.awaitPorts().grpc();
     }
 
-    private static String config(int grpc, String rest, String more) {
+    /** Both APIs on ports the proxy picks and names in its log. */
+    private static String config(String more) {
         return """
-                grpc_addr: 127.0.0.1:%d
-                tcp_addr: %s
+                grpc_addr: 127.0.0.1:0
+                tcp_addr: 127.0.0.1:0
                 %s
                 proxies:
                   default:
                     kafka:
                       seed_peers: [%s]
-                """.formatted(grpc, rest, more, kafka.bootstrap());
+                """.formatted(more, kafka.bootstrap());
     }
 
     @AfterAll

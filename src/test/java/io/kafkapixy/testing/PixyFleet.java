@@ -31,30 +31,36 @@ public final class PixyFleet implements AutoCloseable {
      * the body of the one cluster's entry under {@code proxies} (kafka, zoo_keeper, consumer, ... sections).
      */
     public List<Instance> start(String clusterYaml, String... names) {
-        List<Instance> started = new ArrayList<>();
+        Map<String, PixyProcess> launched = new LinkedHashMap<>();
         for (String name : names) {
-            int rest = PixyProcess.freePort();
-            int grpc = PixyProcess.freePort();
             String config = """
-                    grpc_addr: 127.0.0.1:%d
-                    tcp_addr: 127.0.0.1:%d
+                    grpc_addr: 127.0.0.1:0
+                    tcp_addr: 127.0.0.1:0
                     proxies:
                       pixy:
                         client_id: %s
-                    %s""".formatted(grpc, rest, name, clusterYaml.indent(4));
+                    %s""".formatted(name, clusterYaml.indent(4));
             Path file = dir.resolve(name + ".yaml");
             try {
                 Files.writeString(file, config);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            PixyProcess process = PixyProcess.launch(dir.resolve(name + ".log"), "-config", file.toString());
-            Instance instance = new Instance(name, rest, grpc, process);
-            instances.put(name, instance);
-            started.add(instance);
+            launched.put(name, PixyProcess.launch(dir.resolve(name + ".log"), "-config", file.toString()));
         }
-        for (Instance instance : started) {
-            instance.process().awaitPing(instance.rest());
+        List<Instance> started = new ArrayList<>();
+        try {
+            launched.forEach((name, process) -> {
+                PixyProcess.Ports ports = process.awaitPing();
+                Instance instance = new Instance(name, ports.rest(), ports.grpc(), process);
+                instances.put(name, instance);
+                started.add(instance);
+            });
+        } finally {
+            // one that did not start fails the test: the others are stopped too, not left running
+            if (started.size() < launched.size()) {
+                launched.values().forEach(PixyProcess::terminate);
+            }
         }
         return started;
     }

@@ -162,6 +162,38 @@ public final class PixyProcess implements AutoCloseable {
         }
     }
 
+    /** The ports the proxy listens on; 0 for an API that is off. */
+    public record Ports(int rest, int grpc) {
+    }
+
+    private static final java.util.regex.Pattern STARTED =
+            java.util.regex.Pattern.compile("Kafka-Pixy started: rest=(\\w+), grpc=(\\w+)");
+
+    /**
+     * The ports the proxy bound, as its start-up line says ({@code Kafka-Pixy started: rest=N, grpc=M}); waits for it.
+     * Start a proxy on port 0 ({@code 127.0.0.1:0}) and ask it here: ports picked in advance with a socket opened and
+     * closed can be handed out twice (the kernel did, to a fleet's gRPC and REST ports, and the proxy could not start).
+     */
+    public Ports awaitPorts() {
+        awaitLog("Kafka-Pixy started: ");
+        java.util.regex.Matcher m = STARTED.matcher(log());
+        if (!m.find()) {
+            throw new AssertionError("no ports in the start-up line: " + log());
+        }
+        return new Ports(port(m.group(1)), port(m.group(2)));
+    }
+
+    private static int port(String said) {
+        return said.equals("off") ? 0 : Integer.parseInt(said);
+    }
+
+    /** Waits until the proxy has started and its REST API answers {@code /_ping}; its ports. */
+    public Ports awaitPing() {
+        Ports ports = awaitPorts();
+        awaitPing(ports.rest());
+        return ports;
+    }
+
     /** Waits until the REST API on this port answers {@code /_ping}; fails with the log if the process exits. */
     public PixyProcess awaitPing(int port) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -220,11 +252,31 @@ public final class PixyProcess implements AutoCloseable {
         }
     }
 
-    public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    /**
+     * {@code n} ports free now and distinct from one another (each socket is held open until all are picked), for
+     * programs that cannot bind port 0 and say which they got (nginx, HAProxy, a ZooKeeper restarted on its port).
+     * A proxy is started on port 0 instead and asked ({@link #awaitPorts}).
+     */
+    public static int[] freePorts(int n) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                held.add(s);
+                ports[i] = s.getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket s : held) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // closing a socket that only reserved a number
+                }
+            }
         }
     }
 }
