@@ -6,7 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source ./scripts/java-home.sh
-mvn -B -ntp -DskipTests package
+# Only what running needs (no tests, no benchmark), and not at all when the jar is newer than every source.
+jar=target/kafka-pixy.jar
+if [ -f "$jar" ] && [ -d target/quickstart-libs ] && [ -z "$(find pom.xml src/main -newer "$jar" -print -quit)" ]; then
+  echo "run.sh: $jar is up to date with the sources; starting it on an embedded Kafka broker" >&2
+else
+  echo "run.sh: building $jar (Maven, without the tests; a minute or two the first time, its downloads included)" >&2
+  mvn -B -ntp -q -Dmaven.test.skip=true package
+  echo "run.sh: built; starting it on an embedded Kafka broker" >&2
+fi
 # The allocator arenas as the container image sets them (docs/performance.md, Footprint).
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 exec "$JAVA_HOME/bin/java" "@$PIXY_JVM_OPTIONS" -cp "target/kafka-pixy.jar:target/quickstart-libs/*" io.kafkapixy.Main \
