@@ -12,7 +12,7 @@ if [ -f "$jar" ] && [ -d target/quickstart-libs ] && [ -z "$(find pom.xml src/ma
   echo "run.sh: $jar is up to date with the sources; starting it on an embedded Kafka broker" >&2
 else
   echo "run.sh: building $jar (Maven, without the tests; a minute or two the first time, its downloads included)" >&2
-  mvn -B -ntp -q -Dmaven.test.skip=true package
+  mvn -B -ntp -q -Dstyle.color=never -Dmaven.test.skip=true package
   echo "run.sh: built; starting it on an embedded Kafka broker" >&2
 fi
 # The allocator arenas as the container image sets them (docs/performance.md, Footprint).

@@ -24,7 +24,8 @@ import io.kafkapixy.logging.LogSetup;
  * What {@link Main} runs: the command line: the original's flags and config file, plus
  * {@code -embeddedKafka [-embeddedKafkaDir DIR]}, which starts a single-node broker in this JVM and points the default
  * cluster at it (the quick start; the broker's classes come from {@code target/quickstart-libs}, which {@code ./run.sh}
- * puts on the class path). Without {@code -embeddedKafka} no broker is started.
+ * puts on the class path), with a {@code -config} that does not name that cluster's brokers. Without
+ * {@code -embeddedKafka} no broker is started.
  */
 final class Launcher {
 
@@ -53,11 +54,12 @@ final class Launcher {
         LogSetup.apply(config.logging());
         EmbeddedKafka kafka = null;
         if (cli.embeddedKafka()) {
-            if (cli.configFile().isPresent() || !cli.kafkaPeers().isEmpty()) {
-                // A config or -kafkaPeers names real brokers; silently replacing them would send messages to a
-                // broker that disappears with this process.
-                System.err.println("Failed to load config: err=(-embeddedKafka cannot be combined with -config or "
-                                   + "-kafkaPeers: they name the brokers to use)");
+            if (namesBrokers(cli, config)) {
+                // Silently replacing brokers a user named would send messages to a broker that disappears with this
+                // process.
+                System.err.println("Failed to load config: err=(-embeddedKafka cannot be combined with -kafkaPeers "
+                                   + "or with a -config whose default cluster sets kafka.seed_peers: they name the "
+                                   + "brokers to use)");
                 System.exit(1);
                 return;
             }
@@ -119,6 +121,16 @@ final class Launcher {
         } catch (ClassNotFoundException e) {
             return false;
         }
+    }
+
+    /**
+     * Whether the command line names the default cluster's brokers, which the embedded broker would replace:
+     * {@code -kafkaPeers}, or a config file that sets them. A config that leaves them at the default is the quick
+     * start's (share groups, a shorter ack_timeout) and runs on the embedded broker.
+     */
+    static boolean namesBrokers(CommandLine cli, PixyConfig config) {
+        return !cli.kafkaPeers().isEmpty()
+               || !config.defaultProxy().kafka().seedPeers().equals(KafkaConfig.SEED_PEERS.dflt());
     }
 
     static PixyConfig withDefaultClusterAt(PixyConfig config, String bootstrap) {

@@ -26,6 +26,7 @@ import jakarta.json.JsonObject;
 import mailgun.kafkapixy.KafkaPixyGrpc;
 import mailgun.kafkapixy.ProdRq;
 import mailgun.kafkapixy.ProdRs;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -77,6 +78,44 @@ class PackagedJarIT {
             process.close();
         }
         assertTrue(Files.readString(log).contains("Stopped"), "SIGTERM stops the proxy cleanly");
+    }
+
+    /** The README's share-group walk-through: a config that names no brokers runs on the embedded one. */
+    @Test
+    void theShareGroupQuickStartHandsEachClientItsOwnMessageAndAnUnackedOneOutAgain(@TempDir Path dir)
+            throws Exception {
+        Path config = dir.resolve("share.yaml");
+        Files.writeString(config, "proxies:\n  default:\n    consumer:\n      membership: share\n"
+                                  + "      ack_timeout: 3s\n");
+        Path log = dir.resolve("out.log");
+        PixyProcess process = PixyProcess.launchQuickStart(log, "-embeddedKafka", "-config", config.toString(),
+                "-tcpAddr", "127.0.0.1:0", "-grpcAddr", "127.0.0.1:0");
+        try {
+            int rest = process.awaitPing().rest();
+            Matcher m = EMBEDDED.matcher(Files.readString(log));
+            assertTrue(m.find(), "the log names the embedded broker");
+            String messages = "/topics/jobs/messages?group=workers";
+            assertEquals(408, get(rest, messages).statusCode(), "a new share group joins at the newest offset");
+            post(rest, "/topics/jobs/messages?sync", "job-1");
+            post(rest, "/topics/jobs/messages?sync", "job-2");
+
+            JsonObject first = take(rest, messages + "&noAck");
+            long handedOut = System.nanoTime();
+            JsonObject second = take(rest, messages + "&noAck");
+            assertEquals(List.of(0L, 1L), List.of(first.getJsonNumber("offset").longValue(),
+                    second.getJsonNumber("offset").longValue()), "each client its own message of the one partition");
+            post(rest, "/topics/jobs/acks?group=workers&partition=0&offset=0", "");
+
+            JsonObject again = take(rest, messages);
+            assertEquals(1L, again.getJsonNumber("offset").longValue(), "the unacked one, not the acked one");
+            assertTrue(System.nanoTime() - handedOut >= TimeUnit.SECONDS.toNanos(3), "not before its ack_timeout");
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", m.group(1)))) {
+                assertFalse(admin.describeShareGroups(List.of("workers")).all().get(30, TimeUnit.SECONDS)
+                        .get("workers").members().isEmpty(), "the proxy's consumers are a share group's members");
+            }
+        } finally {
+            process.close();
+        }
     }
 
     @Test
@@ -143,8 +182,8 @@ class PackagedJarIT {
 
         assertTrue(process.process().waitFor(60, TimeUnit.SECONDS));
         assertEquals(1, process.process().exitValue());
-        assertTrue(Files.readString(log).contains("-embeddedKafka cannot be combined with -config"),
-                Files.readString(log));
+        assertTrue(Files.readString(log).contains("-embeddedKafka cannot be combined with -kafkaPeers or with a "
+                + "-config whose default cluster sets kafka.seed_peers"), Files.readString(log));
     }
 
     @Test
@@ -188,6 +227,25 @@ class PackagedJarIT {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, rs.statusCode(), rs.body());
         return rs.body();
+    }
+
+    private static HttpResponse<String> get(int port, String pathAndQuery) throws Exception {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+                .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The next message, asking again while the answer is a long-poll timeout. */
+    private static JsonObject take(int port, String pathAndQuery) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> rs = get(port, pathAndQuery);
+            if (rs.statusCode() == 200) {
+                return JsonBodies.object(rs.body());
+            }
+            assertEquals(408, rs.statusCode(), rs.body());
+        }
+        throw new AssertionError("no message in 60 s");
     }
 
     private static ProdRs produceGrpc(int port, ProdRq rq) {

@@ -57,6 +57,9 @@ public final class CommandLine {
         define("accessLog", Kind.BOOL, "log one line per REST and gRPC request (access_log)");
         define("embeddedKafkaDir", Kind.STRING,
                 "data directory of the embedded broker, kept across restarts (default: a temporary directory)");
+        // Not in the original either: share groups from the quick start's one command.
+        define("membership", Kind.STRING,
+                "consumer groups of the default cluster: kafka, zookeeper or share (consumer.membership)");
     }
 
     private static void define(String name, Kind kind, String usage) {
@@ -149,6 +152,11 @@ public final class CommandLine {
                 strings.put(name, value);
             }
         }
+        String membership = strings.get("membership");
+        if (membership != null && ConfigKey.Type.constantNamed(ConsumerConfig.Membership.class, membership).isEmpty()) {
+            throw new ConfigException("invalid value " + GoStrings.quote(membership)
+                                      + " for flag -membership: must be kafka, zookeeper or share");
+        }
         return new CommandLine(strings, kafkaTls, insecureTls, accessLog, embeddedKafka, help,
                 Arrays.asList(args).subList(Math.min(i, args.length), args.length));
     }
@@ -236,6 +244,11 @@ public final class CommandLine {
         return embeddedKafka;
     }
 
+    /** {@code -membership}: the default cluster's {@code consumer.membership} (this project's own flag). */
+    public Optional<ConsumerConfig.Membership> membership() {
+        return string("membership").flatMap(m -> ConfigKey.Type.constantNamed(ConsumerConfig.Membership.class, m));
+    }
+
     /** {@code -embeddedKafkaDir}: where the embedded broker keeps its data. */
     public Optional<Path> embeddedKafkaDir() {
         return Optional.ofNullable(strings.get("embeddedKafkaDir")).map(Path::of);
@@ -255,7 +268,7 @@ public final class CommandLine {
 
     /**
      * The config with the given flags applied: addresses, logging and {@code -accessLog} at the top level; Kafka peers
-     * and TLS, ZooKeeper peers and chroot in the default cluster only. {@code -tls}, {@code -insecureTLS} and
+     * and TLS, ZooKeeper peers and chroot, and {@code -membership} in the default cluster only. {@code -tls}, {@code -insecureTLS} and
      * {@code -accessLog} can only turn the setting on. Does not validate.
      */
     public PixyConfig applyTo(PixyConfig config) {
@@ -274,7 +287,9 @@ public final class CommandLine {
                 z = z.with(ZooKeeperConfig.SEED_PEERS, zookeeperSeedPeers());
             }
             z = z.with(ZooKeeperConfig.CHROOT, zookeeperChroot().orElse(z.chroot()));
-            proxies.put(config.defaultCluster(), proxy.withKafka(k).withZooKeeper(z));
+            ConsumerConfig c = membership().map(m -> proxy.consumer().with(ConsumerConfig.MEMBERSHIP, m))
+                    .orElse(proxy.consumer());
+            proxies.put(config.defaultCluster(), proxy.withKafka(k).withZooKeeper(z).withConsumer(c));
         }
         return config.with(PixyConfig.GRPC_ADDR, grpcAddr().orElse(config.grpcAddr()))
                 .with(PixyConfig.TCP_ADDR, tcpAddr().orElse(config.tcpAddr()))

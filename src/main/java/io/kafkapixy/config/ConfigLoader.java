@@ -217,7 +217,7 @@ public final class ConfigLoader {
         ConsumerConfig consumer = d.consumer().read(c);
         c.scalarText("membership")
                 .filter(v -> ConfigKey.Type.constantNamed(ConsumerConfig.Membership.class, v).isEmpty())
-                .ifPresent(v -> problems.add("consumer.membership must be kafka or zookeeper, got "
+                .ifPresent(v -> problems.add("consumer.membership must be kafka, zookeeper or share, got "
                                              + GoStrings.quote(v)));
 
         return new ProxyConfig(clientId, kafka, net, zooKeeper, producer, consumer);

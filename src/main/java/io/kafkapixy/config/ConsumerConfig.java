@@ -74,9 +74,9 @@ public final class ConsumerConfig {
             + "by default) and `group.max.session.timeout.ms` must allow it, or the group's consume requests "
             + "fail with the broker's reason. ZooKeeper membership uses `zoo_keeper.session_timeout` instead. "
             + "See Operations, \"Faults\"");
-    public static final ConfigKey<Membership> MEMBERSHIP = ConfigKey.of(
+    public static final ConfigKey<Membership> MEMBERSHIP = new ConfigKey<>(
             "proxies.<name>.consumer.membership", Type.choice(Membership.class), Membership.KAFKA,
-            Bound.<Membership>none(),
+            Bound.<Membership>none(), "-membership",
             "`kafka`: consumer groups through Kafka's own group protocol (no ZooKeeper, works on Kafka 4). "
             + "`zookeeper`: the original's ZooKeeper layout, so instances of both kinds can share a group "
             + "during a migration. `share`: Kafka share groups (Kafka 4.1+), the broker keeping acks and "

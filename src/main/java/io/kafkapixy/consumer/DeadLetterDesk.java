@@ -27,9 +27,10 @@ final class DeadLetterDesk implements Lettering.Exhausted {
     }
 
     /**
-     * A client rejects a message it holds: dead-lettered when a dead-letter topic is set, then acked, and counted
-     * apart. Null when it is not out with a client of the group here (nothing is settled); else completes once it is
-     * acked, or fails when the dead letter was not written (the message is out with its client again, as before).
+     * A client rejects a message it holds: dead-lettered when a dead-letter topic is set, then acked, and counted as
+     * a reject besides. Null when it is not out with a client of the group here (nothing is settled); else completes
+     * once it is acked, or fails when the dead letter was not written (the message is out with its client again, as
+     * before).
      */
     CompletableFuture<Void> reject(String topic, int partition, long offset) {
         return state.locked(() -> {

@@ -9,7 +9,7 @@ public enum Settlement {
     ACK,
     /**
      * Never deliver it again: written to the dead-letter topic first when one is set ({@link DeadLettering}); then a
-     * share group's broker archives it; in the other modes it is acked, and counted apart from the acks.
+     * share group's broker archives it; in the other modes it is acked, and counted as a reject besides.
      */
     REJECT,
     /**

@@ -126,6 +126,15 @@ class CommandLineTest {
     }
 
     @Test
+    void theMembershipFlagSetsTheDefaultClustersGroupsOnly() {
+        PixyConfig c = apply("-membership", "share");
+
+        assertEquals(ConsumerConfig.Membership.SHARE, c.proxies().get("main").consumer().membership());
+        assertEquals(FILE.proxies().get("other"), c.proxies().get("other"));
+        assertEquals(FILE.defaultProxy().consumer(), apply().defaultProxy().consumer(), "unchanged without it");
+    }
+
+    @Test
     void accessLogFlagTurnsTheAccessLogOnAndTheFileKeyToo() {
         assertFalse(apply().accessLog());
         assertTrue(apply("-accessLog").accessLog());
@@ -252,7 +261,9 @@ class CommandLineTest {
                 Arguments.of(new String[] {"-tcpAddr", "a", "--grpcAddr"}, "flag needs an argument: -grpcAddr"),
                 Arguments.of(new String[] {"---config", "a"}, "bad flag syntax: ---config"),
                 Arguments.of(new String[] {"-=a"}, "bad flag syntax: -=a"),
-                Arguments.of(new String[] {"-tls=yes"}, "invalid boolean value \"yes\" for -tls: parse error"));
+                Arguments.of(new String[] {"-tls=yes"}, "invalid boolean value \"yes\" for -tls: parse error"),
+                Arguments.of(new String[] {"-membership", "Share"},
+                        "invalid value \"Share\" for flag -membership: must be kafka, zookeeper or share"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -267,7 +278,8 @@ class CommandLineTest {
         assertTrue(CommandLine.parse(arg).helpRequested());
         assertFalse(CommandLine.parse("-tls").helpRequested());
         for (String flag : List.of("config", "grpcAddr", "tcpAddr", "unixAddr", "kafkaPeers", "zookeeperPeers",
-                "pidFile", "logging", "tls", "caCertFile", "clientCertFile", "clientCertKeyFile", "insecureTLS")) {
+                "pidFile", "logging", "tls", "caCertFile", "clientCertFile", "clientCertKeyFile", "insecureTLS",
+                "membership", "embeddedKafka", "embeddedKafkaDir", "accessLog")) {
             assertThat(CommandLine.usage(), containsString("  -" + flag));
         }
     }

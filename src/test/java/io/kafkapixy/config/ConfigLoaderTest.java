@@ -456,9 +456,9 @@ class ConfigLoaderTest {
                 Arguments.of("consumer", "session_timeout", "31m",
                         "consumer.session_timeout must be between 2s and 30m"),
                 Arguments.of("consumer", "membership", "kafka2",
-                        "consumer.membership must be kafka or zookeeper, got \"kafka2\""),
+                        "consumer.membership must be kafka, zookeeper or share, got \"kafka2\""),
                 Arguments.of("consumer", "membership", "Kafka",
-                        "consumer.membership must be kafka or zookeeper, got \"Kafka\""),
+                        "consumer.membership must be kafka, zookeeper or share, got \"Kafka\""),
                 // Checks the original left to sarama at client creation:
                 Arguments.of("kafka", "seed_peers", "[]", "kafka.seed_peers must not be empty"),
                 Arguments.of("producer", "max_message_bytes", "0", "producer.max_message_bytes must be > 0"),

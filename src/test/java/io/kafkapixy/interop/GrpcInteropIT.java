@@ -162,7 +162,7 @@ class GrpcInteropIT {
         Files.writeString(script, ReadmeSnippet.python()
                 .replace("127.0.0.1:19091", "127.0.0.1:" + plainGrpc)
                 .replace("topic=\"foo\"", "topic=\"" + topic + "\"")
-                .replace("group=\"bar\"", "group=\"" + group + "\""));
+                .replace("group=\"quickstart\"", "group=\"" + group + "\""));
 
         Commands.Result r = Commands.run(work, python.env(work), CLIENT_TIMEOUT,
                 List.of(python.python(), script.toAbsolutePath().toString()));

@@ -16,14 +16,9 @@ final class ReadmeSnippet {
         return pythonBlock(0);
     }
 
-    /** The README's {@code ```python} block of the streaming service: a producer and a consumer loop. */
+    /** The {@code ```python} block of the streaming service, in {@code docs/streaming.md}: a producer and a consumer. */
     static String pythonStreams() {
-        for (int i = 0; ; i++) {
-            String block = pythonBlock(i);
-            if (block.contains("kafkapixy_stream_pb2")) {
-                return block;
-            }
-        }
+        return block(Path.of("docs/streaming.md"), "python", 0);
     }
 
     /** The {@code ```java} block of the streaming service, in {@code docs/streaming.md}: {@code StreamClient.java}. */
