@@ -124,10 +124,24 @@ public final class ConfigLoader {
         PixyConfig config = top.withProxies(proxies).withTls(tls).withLogging(logging).withAuth(auth)
                 .withLimits(limits);
         Validation.validate(config, decodingProblems);
+        List<String> securityTypos = report.unknownKeys().stream().filter(ConfigLoader::isSecurityKey).toList();
+        if (!securityTypos.isEmpty()) {
+            throw new ConfigException("unknown config key " + String.join(", ", securityTypos)
+                                      + ": a security setting that is not understood would leave the API "
+                                      + "unprotected, so it stops the start (check its spelling)");
+        }
         for (String key : report.unknownKeys()) {
             LOG.log(System.Logger.Level.WARNING, "Ignoring unknown config key {0}", key);
         }
         return config;
+    }
+
+    /**
+     * Keys of the sections that protect the API ({@code auth}, {@code tls}): unknown there, they fail closed, where
+     * an unknown key anywhere else is ignored with a warning, as the original does.
+     */
+    private static boolean isSecurityKey(String path) {
+        return path.startsWith("auth.") || path.startsWith("tls.");
     }
 
     /**

@@ -804,7 +804,7 @@ class ConfigLoaderTest {
     void unknownKeysAreIgnored() {
         PixyConfig c = parse("""
                 future_key: 1
-                tls: {ciphers: [x]}
+                limits: {future_limit: 3}
                 proxies:
                   pxy:
                     registration_timeout: 20s
@@ -813,6 +813,16 @@ class ConfigLoaderTest {
                 """);
 
         assertOriginalDefaults(c.defaultProxy());
+    }
+
+    @Test
+    void anUnknownKeyUnderAuthOrTlsStopsTheStartRatherThanLeaveTheApiOpen() {
+        assertEquals("unknown config key auth.bearer_token_file: a security setting that is not understood would "
+                     + "leave the API unprotected, so it stops the start (check its spelling)",
+                errorOf("auth: {bearer_token_file: /etc/tokens}\nproxies:\n  pxy: {}\n"));
+        assertEquals("unknown config key tls.ciphers, tls.client_ca: a security setting that is not understood "
+                     + "would leave the API unprotected, so it stops the start (check its spelling)",
+                errorOf("tls: {ciphers: [x], client_ca: /ca.pem}\nproxies:\n  pxy: {}\n"));
     }
 
     @Test
