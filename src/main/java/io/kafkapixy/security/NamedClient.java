@@ -1,0 +1,39 @@
+package io.kafkapixy.security;
+
+import java.util.List;
+
+/**
+ * A client of a clients file, known by its name (the principal that logs, meters and refusals name), and what it may
+ * do. Permissions are checked per resource, as Kafka's ACLs are: a call on a topic and a group needs the operation on
+ * the topic from some rule and on the group from some rule (the same one or another); no rule denies.
+ */
+public record NamedClient(String name, List<AccessRule> allow) {
+
+    /** A client known by a credential but given no permission (a valid JWT whose subject is no client's). */
+    public static NamedClient withoutPermissions(String name) {
+        return new NamedClient(name, List.of());
+    }
+
+    public NamedClient {
+        allow = List.copyOf(allow);
+    }
+
+    /**
+     * Whether this client may do {@code operation} on {@code topic} as {@code group}; a null topic or group is a
+     * call that does not name one (listing topics names neither).
+     */
+    public boolean may(Operation operation, String topic, String group) {
+        return (topic == null || allow.stream().anyMatch(r -> r.allowsOnTopic(operation, topic)))
+               && (group == null || allow.stream().anyMatch(r -> r.allowsOnGroup(operation, group)));
+    }
+
+    /** Whether this client may describe {@code topic}: what a listing of topics shows it. */
+    public boolean mayDescribeTopic(String topic) {
+        return may(Operation.DESCRIBE, topic, null);
+    }
+
+    /** Whether this client may describe {@code group}: what a listing of consumers shows it. */
+    public boolean mayDescribeGroup(String group) {
+        return may(Operation.DESCRIBE, null, group);
+    }
+}
