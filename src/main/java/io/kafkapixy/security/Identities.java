@@ -1,0 +1,82 @@
+package io.kafkapixy.security;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+
+import javax.security.auth.x500.X500Principal;
+
+/**
+ * Who a request acts as, from what it presents: a bearer token (one of {@code auth.bearer_tokens_*}, which may do
+ * everything, as before named clients; or a named client's), a JWT in the same header (its {@code sub} a named
+ * client's, or known with no permission), or a verified client certificate whose subject is a named client's (or
+ * known with no permission). Empty is "not authenticated" (401 / {@code UNAUTHENTICATED}); a client is then asked
+ * what it may do (403 / {@code PERMISSION_DENIED} when it may not).
+ */
+public final class Identities {
+
+    /** What a token of {@code auth.bearer_tokens_file} or {@code _env} acts as: every operation on everything. */
+    public static final NamedClient BEARER_TOKEN = everything("bearer-token");
+    /** Every request when no credential is configured, as in the original. */
+    public static final NamedClient ANYONE = everything("anyone");
+
+    private static final String SCHEME = "bearer ";
+
+    private final Optional<BearerTokens> tokens;
+    private final Supplier<Optional<ClientsFile>> clients;
+    private final Optional<JwtCheck> jwt;
+
+    /**
+     * @param tokens  the tokens that may do everything, if configured
+     * @param clients the clients file as last read well, if configured (re-read while the proxy runs)
+     * @param jwt     the JWT check, if configured
+     */
+    public Identities(Optional<BearerTokens> tokens, Supplier<Optional<ClientsFile>> clients, Optional<JwtCheck> jwt) {
+        this.tokens = tokens;
+        this.clients = clients;
+        this.jwt = jwt;
+    }
+
+    /**
+     * @param authorization the request's {@code Authorization} value, null when absent
+     * @param certificate   the subject of the client certificate the TLS handshake verified, null when none
+     * @return who the request acts as; empty when it is not authenticated
+     */
+    public Optional<NamedClient> identify(String authorization, X500Principal certificate) {
+        Optional<ClientsFile> file = clients.get();
+        if (tokens.isEmpty() && file.isEmpty() && jwt.isEmpty()) {
+            return Optional.of(ANYONE);
+        }
+        if (authorization != null) {
+            return bearer(authorization, file);
+        }
+        if (certificate != null && file.isPresent()) {
+            return Optional.of(file.get().byCertSubject(certificate)
+                    .orElseGet(() -> NamedClient.withoutPermissions(certificate.getName())));
+        }
+        return Optional.empty();
+    }
+
+    private Optional<NamedClient> bearer(String authorization, Optional<ClientsFile> file) {
+        if (authorization.length() <= SCHEME.length()
+            || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+            return Optional.empty();
+        }
+        if (tokens.isPresent() && tokens.get().accepts(authorization)) {
+            return Optional.of(BEARER_TOKEN);
+        }
+        String credential = authorization.substring(SCHEME.length()).strip();
+        Optional<NamedClient> named = file.flatMap(f -> f.byToken(credential));
+        if (named.isPresent() || jwt.isEmpty()) {
+            return named;
+        }
+        return jwt.get().subject(credential).map(subject -> file.flatMap(f -> f.byJwtSubject(subject))
+                .orElseGet(() -> NamedClient.withoutPermissions(subject)));
+    }
+
+    private static NamedClient everything(String name) {
+        return new NamedClient(name, List.of(new AccessRule(Set.of(Operation.ALL), List.of(new NamePattern("*")),
+                List.of(new NamePattern("*")))));
+    }
+}
