@@ -1,0 +1,103 @@
+package io.kafkapixy.security;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * A file read again when it changes (a clients file, a JWKS): {@link #refresh()} reads it, and a new content that
+ * parses replaces the value; one that does not (or a file gone) keeps the last good value and is logged once, as an
+ * error, until the file changes again. Nothing ever opens up because a file went bad. The first read must succeed:
+ * a proxy does not start on a file it cannot use. Thread-safe: {@link #current()} may be read while one thread
+ * refreshes.
+ */
+public final class ReloadedFile<T> {
+
+    private static final System.Logger LOG = System.getLogger(ReloadedFile.class.getName());
+
+    private final Path path;
+    private final Function<String, T> parse;
+    private final String what;
+    private volatile T current;
+    /** The content last read, good or bad, so that an unchanged file is not parsed or logged again. */
+    private String lastText;
+    private volatile Optional<String> problem = Optional.empty();
+
+    /**
+     * @param parse the content's meaning; throws IllegalArgumentException with what is wrong
+     * @param what  the setting that names the file, for the logs ({@code auth.clients_file})
+     * @throws IllegalArgumentException the file cannot be read or does not parse
+     */
+    public ReloadedFile(Path path, Function<String, T> parse, String what) {
+        this.path = path;
+        this.parse = parse;
+        this.what = what;
+        String text = read().orElseThrow(() -> new IllegalArgumentException(what + ": cannot read " + path));
+        try {
+            this.current = parse.apply(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + ": " + path + ": " + e.getMessage());
+        }
+        this.lastText = text;
+    }
+
+    /** The value of the last content that parsed. */
+    public T current() {
+        return current;
+    }
+
+    /** Why the file's present content is not in use; empty when it is. */
+    public Optional<String> problem() {
+        return problem;
+    }
+
+    /**
+     * Reads the file; a changed content that parses becomes {@link #current()}.
+     *
+     * @return whether the value changed
+     */
+    public synchronized boolean refresh() {
+        Optional<String> text = read();
+        if (text.isEmpty()) {
+            report("cannot read " + path + "; the last good one stays in use", null);
+            return false;
+        }
+        if (Objects.equals(text.get(), lastText)) {
+            return false;
+        }
+        lastText = text.get();
+        try {
+            current = parse.apply(text.get());
+        } catch (IllegalArgumentException e) {
+            report(path + " changed and does not parse: " + e.getMessage() + "; the last good one stays in use",
+                    text.get());
+            return false;
+        }
+        problem = Optional.empty();
+        LOG.log(Level.INFO, what + ": " + path + " read again");
+        return true;
+    }
+
+    private void report(String why, String text) {
+        if (text == null) {
+            lastText = null;
+        }
+        if (!problem.equals(Optional.of(why))) {
+            problem = Optional.of(why);
+            LOG.log(Level.ERROR, what + ": " + why);
+        }
+    }
+
+    private Optional<String> read() {
+        try {
+            return Optional.of(Files.readString(path, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+}
