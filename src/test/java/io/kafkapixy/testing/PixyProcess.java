@@ -103,6 +103,8 @@ public final class PixyProcess implements AutoCloseable {
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
             builder.environment().putAll(PRODUCTION_ENVIRONMENT);
+            // no tracing from the machine's OTEL_* settings: with it on, every record would carry a traceparent
+            builder.environment().keySet().removeIf(k -> k.startsWith("OTEL_"));
             return new PixyProcess(builder.start(), log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -33,8 +33,9 @@ public final class RunningPixy implements AutoCloseable {
         this.app = app;
     }
 
+    /** Tracing off, whatever OTEL_* settings the machine running the tests has: what a test checks stays as it says. */
     public static RunningPixy start(PixyConfig config) {
-        return new RunningPixy(Application.start(config));
+        return start(config, io.kafkapixy.tracing.Tracing.off());
     }
 
     /** With tracing as {@code tracing} says (closed with this), whatever the environment's OTEL_* settings. */
