@@ -1,5 +1,6 @@
 package io.kafkapixy.security;
 
+import java.net.URL;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
 import com.nimbusds.jose.jwk.source.JWKSource;
+import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
 import com.nimbusds.jose.proc.BadJOSEException;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
@@ -55,6 +57,29 @@ public final class JwtCheck {
     /** The keys of a JWKS document (its public keys only; private parts, if any, are dropped). */
     public static JWKSource<SecurityContext> keys(String jwksJson) throws ParseException {
         return new ImmutableJWKSet<>(JWKSet.parse(jwksJson).toPublicJWKSet());
+    }
+
+    /** A JWKS document's public keys, for a {@link ReloadedFile}: what is wrong with it as the exception's text. */
+    public static JWKSet parseJwks(String jwksJson) {
+        try {
+            return JWKSet.parse(jwksJson).toPublicJWKSet();
+        } catch (ParseException e) {
+            throw new IllegalArgumentException("not a JWKS document: " + e.getMessage());
+        }
+    }
+
+    /** The keys of a JWKS file as last read well: a rotated file applies without a restart. */
+    public static JWKSource<SecurityContext> keysIn(ReloadedFile<JWKSet> file) {
+        return (selector, context) -> selector.select(file.current());
+    }
+
+    /**
+     * The keys the provider publishes at {@code url}, fetched by the library: cached (5 minutes), fetched again when a
+     * token names a {@code kid} the cache does not hold (a rotated key), at most once per 30 seconds, and retried once
+     * on a network error.
+     */
+    public static JWKSource<SecurityContext> keysAt(URL url) {
+        return JWKSourceBuilder.<SecurityContext>create(url).retrying(true).build();
     }
 
     /** The subject of {@code token} when it is valid; empty when it is not, for whatever reason. */

@@ -1,5 +1,12 @@
 package io.kafkapixy.security;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -7,6 +14,8 @@ import java.time.ZoneOffset;
 import java.util.Date;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -20,10 +29,15 @@ import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
+import com.nimbusds.jose.jwk.source.JWKSource;
+import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -115,6 +129,54 @@ class JwtCheckTest {
         assertEquals(Optional.of("svc-orders"), fromDocument.subject(sign(rsa, claims("svc-orders"))));
     }
 
+    @Test
+    void aRotatedKeyInTheJwksFileAppliesOnceTheFileIsReadAgain(@TempDir Path dir)
+            throws Exception {
+        Path file = Files.writeString(dir.resolve("jwks.json"),
+                new JWKSet(rsa).toString(true));
+        ReloadedFile<JWKSet> jwks = new ReloadedFile<>(file, JwtCheck::parseJwks, "auth.jwt.jwks_path");
+        JwtCheck fromFile = new JwtCheck(JwtCheck.keysIn(jwks), ISSUER, AUDIENCE, Clock.fixed(NOW, ZoneOffset.UTC));
+        RSAKey next = generateRsa("rsa-2");
+        assertEquals(Optional.empty(), fromFile.subject(sign(next, claims("s"))));
+
+        Files.writeString(file, new JWKSet(List.of(rsa.toPublicJWK(), next.toPublicJWK())).toString());
+        jwks.refresh();
+
+        assertEquals(Optional.of("s"), fromFile.subject(sign(next, claims("s"))));
+        assertEquals(Optional.of("s"), fromFile.subject(sign(rsa, claims("s"))));
+    }
+
+    @Test
+    void theProvidersJwksUrlIsFetchedCachedAndFetchedAgainForAnUnknownKid() throws Exception {
+        AtomicReference<String> published = new AtomicReference<>(new JWKSet(rsa.toPublicJWK()).toString());
+        AtomicInteger fetches = new AtomicInteger();
+        HttpServer idp = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        idp.createContext("/jwks", exchange -> {
+            fetches.incrementAndGet();
+            byte[] body = published.get().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        idp.start();
+        try {
+            URL url = URI.create("http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks").toURL();
+            JwtCheck fromUrl = new JwtCheck(JwtCheck.keysAt(url), ISSUER, AUDIENCE, Clock.fixed(NOW, ZoneOffset.UTC));
+
+            assertEquals(Optional.of("a"), fromUrl.subject(sign(rsa, claims("a"))));
+            assertEquals(Optional.of("b"), fromUrl.subject(sign(rsa, claims("b"))));
+            assertEquals(1, fetches.get(), "cached");
+
+            RSAKey rotated = generateRsa("rsa-2");
+            published.set(new JWKSet(List.of(rsa.toPublicJWK(), rotated.toPublicJWK())).toString());
+            assertEquals(Optional.of("c"), fromUrl.subject(sign(rotated, claims("c"))), "an unknown kid fetches again");
+            assertEquals(2, fetches.get());
+        } finally {
+            idp.stop(0);
+        }
+    }
+
     private static JWTClaimsSet claims(String subject) {
         return new JWTClaimsSet.Builder().subject(subject).issuer(ISSUER).audience(AUDIENCE)
                 .issueTime(Date.from(NOW.minusSeconds(60))).expirationTime(Date.from(NOW.plusSeconds(600))).build();
@@ -134,9 +196,8 @@ class JwtCheckTest {
         return jwt.serialize();
     }
 
-    private static com.nimbusds.jose.jwk.source.JWKSource<com.nimbusds.jose.proc.SecurityContext> keys(
-            RSAKey rsa, ECKey ec) {
-        return new com.nimbusds.jose.jwk.source.ImmutableJWKSet<>(new JWKSet(List.of(rsa.toPublicJWK(),
+    private static JWKSource<SecurityContext> keys(RSAKey rsa, ECKey ec) {
+        return new ImmutableJWKSet<>(new JWKSet(List.of(rsa.toPublicJWK(),
                 ec.toPublicJWK())));
     }
 
