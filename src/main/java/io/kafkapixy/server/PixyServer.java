@@ -26,13 +26,14 @@ import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.Identities;
 import io.kafkapixy.security.ServerTls;
 import io.kafkapixy.server.grpc.GrpcServer;
 import io.kafkapixy.server.http.Http10Connections;
 import io.kafkapixy.server.http.Http10Entities;
 import io.kafkapixy.server.http.NotHttpRequests;
 import io.kafkapixy.server.http.RestApi;
-import io.kafkapixy.server.http.RestBearerAuth;
+import io.kafkapixy.server.http.RestAuth;
 import io.kafkapixy.server.http.RestRequestMetrics;
 import io.kafkapixy.server.http.RestTracing;
 import io.kafkapixy.server.http.RestTransportErrors;
@@ -93,15 +94,16 @@ public final class PixyServer implements AutoCloseable {
                 ? Optional.of(ServerTls.load(config.tls().certificatePath(), config.tls().keyPath(),
                         config.tls().clientCaPath()))
                 : Optional.empty();
-        Optional<BearerTokens> tokens = config.auth().enabled()
-                ? Optional.of(BearerTokens.load(config.auth().bearerTokensFile(), config.auth().bearerTokensEnv(),
-                        System::getenv))
+        Optional<Identities> identities = config.auth().enabled()
+                ? Optional.of(new Identities(Optional.of(BearerTokens.load(config.auth().bearerTokensFile(),
+                        config.auth().bearerTokensEnv(), System::getenv)), Optional::empty, Optional.empty()))
                 : Optional.empty();
-        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, tokens, limits,
+        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, limits,
                 proxies, readiness, metrics, config.accessLog()));
         boolean started = false;
         try {
-            Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, tokens, proxies, metrics, readiness));
+            Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, identities, proxies, metrics,
+                    readiness));
             started = true;
             return new PixyServer(rest, grpc);
         } finally {
@@ -112,7 +114,7 @@ public final class PixyServer implements AutoCloseable {
     }
 
     private static WebServer rest(ListenAddress addr, PixyConfig config, Optional<ServerTls> tls,
-                                  Optional<BearerTokens> tokens, ProxySet proxies, PixyMetrics metrics,
+                                  Optional<Identities> identities, ProxySet proxies, PixyMetrics metrics,
                                   Readiness readiness) {
         LimitsConfig limits = config.limits();
         WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false)
@@ -121,7 +123,7 @@ public final class PixyServer implements AutoCloseable {
         HttpRouting.Builder routing = HttpRouting.builder();
         routing.addFilter(new RestRequestMetrics(metrics));
         routing.addFilter(new RestTracing(proxies.tracing()));
-        tokens.ifPresent(t -> routing.addFilter(new RestBearerAuth(t)));
+        identities.ifPresent(i -> routing.addFilter(new RestAuth(i)));
         new RestApi(proxies, config.inflightRows(), config.inflightMessages()).register(routing);
         // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
         // Helidon 4.5's plain socket does not ask for client certificates (it drops the TLS client-auth

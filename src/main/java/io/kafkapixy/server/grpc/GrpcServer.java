@@ -31,14 +31,14 @@ import io.kafkapixy.config.LimitsConfig;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
-import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.Identities;
 import io.kafkapixy.security.ServerTls;
 import mailgun.kafkapixy.KafkaPixyGrpc;
 
 /**
  * The gRPC API on grpc-java's own Netty server, the reference implementation that every gRPC client stack is
  * interop-tested against upstream (docs/streaming.md, "Which gRPC server"): {@code KafkaPixy}, {@code grpc.health.v1.Health}
- * and server reflection (v1 and v1alpha), with optional TLS, bearer tokens and the request size limit.
+ * and server reflection (v1 and v1alpha), with optional TLS, credentials ({@code auth.*}) and the request size limit.
  *
  * <p>Produce, ConsumeNAck and Ack run on the connection's event loop and never block there (a produce that could
  * wait, a consume that sets up its group, move to a virtual thread first); every other call, which may block (admin
@@ -73,9 +73,9 @@ public final class GrpcServer implements AutoCloseable {
      * @param host   an address of this machine to listen on ({@code 0.0.0.0} for all)
      * @param port   0 for any free port
      * @param tls    empty for plaintext (h2c with prior knowledge, as gRPC clients speak it)
-     * @param tokens empty when calls need no bearer token
+     * @param identities empty when calls need no credential
      */
-    public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<BearerTokens> tokens,
+    public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<Identities> identities,
                                    LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
                                    boolean accessLog) {
         GrpcHealth health = new GrpcHealth(readiness);
@@ -88,12 +88,12 @@ public final class GrpcServer implements AutoCloseable {
         ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
         List<ServerServiceDefinition> services = List.of(
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()),
-                        new GrpcTraceContext(proxies.tracing())), tokens),
+                        new GrpcTraceContext(proxies.tracing())), identities),
                 service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
-                        .bindService()), new StreamPeers(), new GrpcTraceContext(proxies.tracing())), tokens),
-                service(StrictRequestParsing.of(health.bindService()), tokens),
-                service(ProtoReflectionServiceV1.newInstance().bindService(), tokens),
-                service(legacyReflection(), tokens));
+                        .bindService()), new StreamPeers(), new GrpcTraceContext(proxies.tracing())), identities),
+                service(StrictRequestParsing.of(health.bindService()), identities),
+                service(ProtoReflectionServiceV1.newInstance().bindService(), identities),
+                service(legacyReflection(), identities));
         Set<String> methods = services.stream().flatMap(d -> d.getMethods().stream())
                 .map(m -> m.getMethodDescriptor().getFullMethodName()).collect(Collectors.toSet());
         NettyServerBuilder builder = NettyServerBuilder
@@ -145,10 +145,10 @@ public final class GrpcServer implements AutoCloseable {
         }
     }
 
-    /** The bearer check first, then the cut of long status texts closest to the service. */
-    private static ServerServiceDefinition service(ServerServiceDefinition service, Optional<BearerTokens> tokens) {
+    /** Who the call acts as first, then the cut of long status texts closest to the service. */
+    private static ServerServiceDefinition service(ServerServiceDefinition service, Optional<Identities> identities) {
         ServerServiceDefinition bounded = ServerInterceptors.intercept(service, new BoundedStatusDescriptions());
-        return tokens.map(t -> ServerInterceptors.intercept(bounded, new GrpcBearerAuth(t))).orElse(bounded);
+        return identities.map(i -> ServerInterceptors.intercept(bounded, new GrpcAuth(i))).orElse(bounded);
     }
 
     /** grpcurl and older tools still ask {@code grpc.reflection.v1alpha} first. */
