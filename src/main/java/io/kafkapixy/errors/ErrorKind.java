@@ -9,6 +9,8 @@ public enum ErrorKind {
     UNKNOWN_CLUSTER,
     /** Malformed or missing parameters: 400 / INVALID_ARGUMENT. */
     BAD_REQUEST,
+    /** A known client without the permission the call needs: 403 / PERMISSION_DENIED, before anything is done. */
+    FORBIDDEN,
     /** Produce to a topic the cluster does not have: 404 / INVALID_ARGUMENT (the original's pairing). */
     PRODUCE_UNKNOWN_TOPIC,
     /** A message larger than {@code producer.max_message_bytes}: 413 / RESOURCE_EXHAUSTED. */

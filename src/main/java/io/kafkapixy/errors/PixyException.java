@@ -28,6 +28,11 @@ public final class PixyException extends RuntimeException {
         return new PixyException(ErrorKind.BAD_REQUEST, message);
     }
 
+    /** A known client that may not do what it asked (the same text for every refusal: it names no resource). */
+    public static PixyException forbidden() {
+        return new PixyException(ErrorKind.FORBIDDEN, "Forbidden");
+    }
+
     /** sarama's text for {@code MESSAGE_TOO_LARGE}, which the original sends to clients. */
     public static PixyException messageTooLarge() {
         return new PixyException(ErrorKind.MESSAGE_TOO_LARGE,

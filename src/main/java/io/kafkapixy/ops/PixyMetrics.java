@@ -69,6 +69,12 @@ public final class PixyMetrics implements AutoCloseable {
         apiRequests(api, method, status).increment();
     }
 
+    /** Counts a call refused to a known client ({@code kafkapixy_auth_refusals_total}). */
+    public void authRefusal(String client, String operation) {
+        counter("kafkapixy.auth.refusals", "Calls refused to a known client, by client and operation",
+                Tag.create("client", client), Tag.create("operation", operation)).increment();
+    }
+
     /** The counter {@link #apiRequest} counts with, for callers that keep it. */
     public Counter apiRequests(String api, String method, String status) {
         return apiRequests.computeIfAbsent(List.of(api, method, status), k -> counter("kafkapixy.api.requests",

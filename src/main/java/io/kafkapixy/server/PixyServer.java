@@ -26,6 +26,7 @@ import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.Guard;
 import io.kafkapixy.security.Identities;
 import io.kafkapixy.security.ServerTls;
 import io.kafkapixy.server.grpc.GrpcServer;
@@ -98,11 +99,12 @@ public final class PixyServer implements AutoCloseable {
                 ? Optional.of(new Identities(Optional.of(BearerTokens.load(config.auth().bearerTokensFile(),
                         config.auth().bearerTokensEnv(), System::getenv)), Optional::empty, Optional.empty()))
                 : Optional.empty();
-        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, limits,
+        Guard guard = Guard.logging(metrics::authRefusal);
+        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, guard, limits,
                 proxies, readiness, metrics, config.accessLog()));
         boolean started = false;
         try {
-            Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, identities, proxies, metrics,
+            Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, identities, guard, proxies, metrics,
                     readiness));
             started = true;
             return new PixyServer(rest, grpc);
@@ -114,7 +116,8 @@ public final class PixyServer implements AutoCloseable {
     }
 
     private static WebServer rest(ListenAddress addr, PixyConfig config, Optional<ServerTls> tls,
-                                  Optional<Identities> identities, ProxySet proxies, PixyMetrics metrics,
+                                  Optional<Identities> identities, Guard guard, ProxySet proxies,
+                                  PixyMetrics metrics,
                                   Readiness readiness) {
         LimitsConfig limits = config.limits();
         WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false)
@@ -124,7 +127,7 @@ public final class PixyServer implements AutoCloseable {
         routing.addFilter(new RestRequestMetrics(metrics));
         routing.addFilter(new RestTracing(proxies.tracing()));
         identities.ifPresent(i -> routing.addFilter(new RestAuth(i)));
-        new RestApi(proxies, config.inflightRows(), config.inflightMessages()).register(routing);
+        new RestApi(proxies, guard, config.inflightRows(), config.inflightMessages()).register(routing);
         // Go takes any bytes in a query ({@code key=a|b}, raw UTF-8); parameters are parsed like Go's.
         // Helidon 4.5's plain socket does not ask for client certificates (it drops the TLS client-auth
         // setting; ServerTlsTest catches it), so mutual TLS takes the NIO socket and its second buffer.

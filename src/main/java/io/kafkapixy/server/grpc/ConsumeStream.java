@@ -19,6 +19,7 @@ import io.kafkapixy.proxy.GroupNames;
 import io.kafkapixy.proxy.Proxy;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
+import io.kafkapixy.security.Operation;
 import io.kafkapixy.stream.v1.ConsumeRequest;
 import io.kafkapixy.stream.v1.ConsumeResponse;
 import io.kafkapixy.stream.v1.Header;
@@ -52,6 +53,7 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
     private final StreamMeters meters;
     /** The client's address, for operators. */
     private final String peer = StreamPeers.current();
+    private final StreamApi.Authorizer authorizer;
     /** Set by the first request, on the call's executor; read by later requests and by the end, on the same. */
     private volatile ConsumerStream stream;
     private boolean holdsSlot;
@@ -60,9 +62,10 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
     private long granted;
     private long sent;
 
-    ConsumeStream(ProxySet proxies, ServerCallStreamObserver<ConsumeResponse> out, int maxStreams, int maxCredits,
-                  AtomicInteger streams, LongAdder open, StreamMeters meters) {
+    ConsumeStream(ProxySet proxies, StreamApi.Authorizer authorizer, ServerCallStreamObserver<ConsumeResponse> out,
+                  int maxStreams, int maxCredits, AtomicInteger streams, LongAdder open, StreamMeters meters) {
         this.proxies = proxies;
+        this.authorizer = authorizer;
         this.out = out;
         this.maxStreams = maxStreams;
         this.maxCredits = maxCredits;
@@ -136,6 +139,10 @@ final class ConsumeStream implements StreamObserver<ConsumeRequest> {
         for (String topic : rq.getTopicsList()) {
             TopicNames.validate(topic);
             names.add(topic);
+        }
+        // the first request decides: a later one cannot name topics or a group
+        for (String topic : names) {
+            authorizer.check(Operation.READ, topic, rq.getGroup());
         }
         if (streams.incrementAndGet() > maxStreams) {
             streams.decrementAndGet();

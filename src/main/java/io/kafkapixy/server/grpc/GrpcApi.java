@@ -9,6 +9,9 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import io.grpc.stub.StreamObserver;
+import io.kafkapixy.security.Guard;
+import io.kafkapixy.security.NamedClient;
+import io.kafkapixy.security.Operation;
 import com.google.protobuf.ByteString;
 import io.kafkapixy.admin.OffsetUpdate;
 import io.kafkapixy.admin.PartitionOffsets;
@@ -59,11 +62,16 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
     private static final ProdRs ASYNC_RESPONSE = ProdRs.newBuilder().setPartition(-1).setOffset(-1).build();
 
     private final ProxySet proxies;
+    private final Guard guard;
     private final Executor mayWait;
 
-    /** @param mayWait the server's threads for calls that may block, where a call leaves the event loop */
-    GrpcApi(ProxySet proxies, Executor mayWait) {
+    /**
+     * @param guard   what the call's client ({@link GrpcAuth#client()}) may do, checked before anything is done
+     * @param mayWait the server's threads for calls that may block, where a call leaves the event loop
+     */
+    GrpcApi(ProxySet proxies, Guard guard, Executor mayWait) {
         this.proxies = proxies;
+        this.guard = guard;
         this.mayWait = mayWait;
     }
 
@@ -80,6 +88,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         try {
             proxy = proxies.get(rq.getCluster());
             TopicNames.validate(rq.getTopic());
+            guard.check(GrpcAuth.client(), Operation.WRITE, rq.getTopic(), null);
             message = GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(), rq.getKeyValue(),
                     rq.getMessage(), rq.getHeadersList(), RecordHeader::getKey, RecordHeader::getValue);
         } catch (RuntimeException e) {
@@ -128,6 +137,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             proxy = proxies.get(rq.getCluster());
             GroupNames.validate(rq.getGroup());
             TopicNames.validate(rq.getTopic());
+            guard.check(GrpcAuth.client(), Operation.READ, rq.getTopic(), rq.getGroup());
             if (rq.getNoAck()) {
                 ack = AckMode.NONE;
             } else if (rq.getAutoAck()) {
@@ -207,22 +217,24 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
 
     @Override
     public void ack(AckRq rq, StreamObserver<AckRs> out) {
-        settle(proxies, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
+        settle(proxies, guard, rq.getCluster(), rq.getGroup(), rq.getTopic(), rq.getPartition(), rq.getOffset(),
                 Settlement.ACK, out, AckRs.getDefaultInstance());
     }
 
     /**
      * Acks or rejects a message and answers {@code response} once that is done, without blocking the calling thread
-     * (a share group's settlement completes when the broker took it).
+     * (a share group's settlement completes when the broker took it). Every settlement needs {@code read} on the
+     * topic and the group.
      */
-    static <T> void settle(ProxySet proxies, String cluster, String group, String topic, int partition, long offset,
-                           Settlement how, StreamObserver<T> out, T response) {
+    static <T> void settle(ProxySet proxies, Guard guard, String cluster, String group, String topic, int partition,
+                           long offset, Settlement how, StreamObserver<T> out, T response) {
         java.util.concurrent.CompletableFuture<Void> done;
         try {
             Proxy proxy = proxies.get(cluster);
             validateAck(partition, offset);
             GroupNames.validate(group);
             TopicNames.validate(topic);
+            guard.check(GrpcAuth.client(), Operation.READ, topic, group);
             done = proxy.consumers().settle(group, topic, partition, offset, how);
         } catch (RuntimeException e) {
             fail(out, e);
@@ -244,6 +256,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             Proxy proxy = proxies.get(rq.getCluster());
             GroupNames.validate(rq.getGroup());
             TopicNames.validate(rq.getTopic());
+            guard.check(GrpcAuth.client(), Operation.DESCRIBE, rq.getTopic(), rq.getGroup());
             GetOffsetsRs.Builder rs = GetOffsetsRs.newBuilder();
             for (PartitionOffsets o : proxy.admin().getOffsets(rq.getGroup(), rq.getTopic())) {
                 rs.addOffsets(PartitionOffset.newBuilder().setPartition(o.partition()).setBegin(o.begin())
@@ -260,6 +273,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             Proxy proxy = proxies.get(rq.getCluster());
             GroupNames.validate(rq.getGroup());
             TopicNames.validate(rq.getTopic());
+            guard.check(GrpcAuth.client(), Operation.ALTER, rq.getTopic(), rq.getGroup());
             List<OffsetUpdate> updates = new ArrayList<>();
             for (PartitionOffset o : rq.getOffsetsList()) {
                 updates.add(new OffsetUpdate(o.getPartition(), o.getOffset(), o.getMetadata()));
@@ -274,8 +288,12 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         unary(out, () -> {
             Proxy proxy = proxies.get(rq.getCluster());
             ListTopicRs.Builder rs = ListTopicRs.newBuilder();
-            proxy.admin().listTopics(rq.getWithPartitions(), true)
-                    .forEach((name, info) -> rs.putTopics(name, topicMetadata(info)));
+            NamedClient client = GrpcAuth.client();
+            proxy.admin().listTopics(rq.getWithPartitions(), true).forEach((name, info) -> {
+                if (client.mayDescribeTopic(name)) {
+                    rs.putTopics(name, topicMetadata(info));
+                }
+            });
             return rs.build();
         });
     }
@@ -285,6 +303,7 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
         unary(out, () -> {
             Proxy proxy = proxies.get(rq.getCluster());
             TopicNames.validate(rq.getTopic());
+            guard.check(GrpcAuth.client(), Operation.DESCRIBE, rq.getTopic(), null);
             return topicMetadata(proxy.admin().topic(rq.getTopic(), rq.getWithPartitions()));
         });
     }
@@ -296,8 +315,13 @@ final class GrpcApi extends KafkaPixyGrpc.KafkaPixyImplBase {
             TopicNames.validate(rq.getTopic());
             Optional<String> group = rq.getGroup().isEmpty() ? Optional.empty() : Optional.of(rq.getGroup());
             group.ifPresent(GroupNames::validate);
+            NamedClient client = GrpcAuth.client();
+            guard.check(client, Operation.DESCRIBE, rq.getTopic(), group.orElse(null));
             ListConsumersRs.Builder rs = ListConsumersRs.newBuilder();
             proxy.admin().listConsumers(rq.getTopic(), group).forEach((g, members) -> {
+                if (!client.mayDescribeGroup(g)) {
+                    return;
+                }
                 ConsumerGroups.Builder cg = ConsumerGroups.newBuilder();
                 members.forEach((member, partitions) -> cg.putConsumers(member,
                         ConsumerPartitions.newBuilder().addAllPartitions(partitions).build()));

@@ -17,6 +17,7 @@ final class GrpcErrors {
             case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP, SHARE_GROUPS_UNAVAILABLE -> Status.Code.UNAVAILABLE;
             case LONG_POLL_TIMEOUT, UNKNOWN_TOPIC, TOPIC_NOT_FOUND, CONSUMERS_NOT_FOUND -> Status.Code.NOT_FOUND;
             case GROUP_ACTIVE -> Status.Code.FAILED_PRECONDITION;
+            case FORBIDDEN -> Status.Code.PERMISSION_DENIED;
             // The original sends the non-standard code 500, which grpc-java cannot send; UNKNOWN carries the same text.
             case ACK_FAILED, ADMIN_FAILED -> Status.Code.UNKNOWN;
             case INTERNAL -> Status.Code.INTERNAL;

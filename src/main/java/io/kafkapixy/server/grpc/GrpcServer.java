@@ -31,6 +31,7 @@ import io.kafkapixy.config.LimitsConfig;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
+import io.kafkapixy.security.Guard;
 import io.kafkapixy.security.Identities;
 import io.kafkapixy.security.ServerTls;
 import mailgun.kafkapixy.KafkaPixyGrpc;
@@ -74,9 +75,10 @@ public final class GrpcServer implements AutoCloseable {
      * @param port   0 for any free port
      * @param tls    empty for plaintext (h2c with prior knowledge, as gRPC clients speak it)
      * @param identities empty when calls need no credential
+     * @param guard      what a call's client may do
      */
     public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<Identities> identities,
-                                   LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
+                                   Guard guard, LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
                                    boolean accessLog) {
         GrpcHealth health = new GrpcHealth(readiness);
         LazyGzip gzip = new LazyGzip();
@@ -87,9 +89,9 @@ public final class GrpcServer implements AutoCloseable {
         // every call that may block runs here, also one that leaves the event loop, so close() stops them all
         ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
         List<ServerServiceDefinition> services = List.of(
-                service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, calls).bindService()),
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, guard, calls).bindService()),
                         new GrpcTraceContext(proxies.tracing())), identities),
-                service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, limits, metrics)
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, guard, limits, metrics)
                         .bindService()), new StreamPeers(), new GrpcTraceContext(proxies.tracing())), identities),
                 service(StrictRequestParsing.of(health.bindService()), identities),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), identities),

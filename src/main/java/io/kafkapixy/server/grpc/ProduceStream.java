@@ -7,6 +7,7 @@ import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.proxy.Proxy;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
+import io.kafkapixy.security.Operation;
 import io.kafkapixy.stream.v1.Header;
 import io.kafkapixy.stream.v1.ProduceResponse;
 
@@ -32,12 +33,14 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
      * answer cost as much as the answer's write. A sixteenth of the limit keeps the client's window mostly open.
      */
     private final int requestBatch;
+    private final StreamApi.Authorizer authorizer;
     private boolean halfClosed;
     private boolean ended;
 
-    ProduceStream(ProxySet proxies, ServerCallStreamObserver<ProduceResponse> out, int maxUnanswered,
-                  java.util.concurrent.atomic.LongAdder open) {
+    ProduceStream(ProxySet proxies, StreamApi.Authorizer authorizer, ServerCallStreamObserver<ProduceResponse> out,
+                  int maxUnanswered, java.util.concurrent.atomic.LongAdder open) {
         this.proxies = proxies;
+        this.authorizer = authorizer;
         this.out = out;
         this.open = open;
         open.increment();
@@ -67,6 +70,8 @@ final class ProduceStream implements StreamObserver<io.kafkapixy.stream.v1.Produ
         long id = rq.getId();
         try {
             TopicNames.validate(rq.getTopic());
+            // a message to a topic the client may not write to is refused alone
+            authorizer.check(Operation.WRITE, rq.getTopic(), null);
             proxy.producer().produceLater(GrpcMessages.produceRequest(rq.getTopic(), rq.getKeyUndefined(),
                     rq.getKeyValue(), rq.getMessage(), rq.getHeadersList(), Header::getKey, Header::getValue))
                     .whenComplete((result, error) -> {

@@ -18,6 +18,7 @@ import io.kafkapixy.admin.PartitionOffsets;
 import io.kafkapixy.admin.TopicInfo;
 import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.proxy.Proxy;
+import io.kafkapixy.security.NamedClient;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -78,19 +79,29 @@ final class AdminHandler {
         // An empty group lists every group, as in the original: it names no group to join.
         Optional<String> group = count == 0 || params.firstBytes("group").length == 0 ? Optional.empty()
                 : Optional.of(ConsumeParams.group(params));
-        HttpErrors.sendJson(res, Status.OK_200, proxy.admin().listConsumers(topic, group));
+        NamedClient client = RestAuth.client(req);
+        SortedMap<String, SortedMap<String, List<Integer>>> consumers =
+                new TreeMap<>(proxy.admin().listConsumers(topic, group));
+        consumers.keySet().removeIf(g -> !client.mayDescribeGroup(g));
+        HttpErrors.sendJson(res, Status.OK_200, consumers);
     }
 
     void listTopics(Proxy proxy, ServerRequest req, ServerResponse res) {
         RequestParams params = RequestParams.ofQuery(req.query().rawValue());
         boolean withPartitions = params.has("withPartitions");
         boolean withConfig = params.has("withConfig");
+        NamedClient client = RestAuth.client(req);
         if (!withPartitions && !withConfig) {
-            HttpErrors.sendJson(res, Status.OK_200, proxy.admin().topicNames());
+            HttpErrors.sendJson(res, Status.OK_200, proxy.admin().topicNames().stream()
+                    .filter(client::mayDescribeTopic).toList());
             return;
         }
         SortedMap<String, Object> body = new TreeMap<>();
-        proxy.admin().listTopics(withPartitions, withConfig).forEach((name, info) -> body.put(name, topicJson(info)));
+        proxy.admin().listTopics(withPartitions, withConfig).forEach((name, info) -> {
+            if (client.mayDescribeTopic(name)) {
+                body.put(name, topicJson(info));
+            }
+        });
         HttpErrors.sendJson(res, Status.OK_200, body);
     }
 

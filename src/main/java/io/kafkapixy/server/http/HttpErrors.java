@@ -18,6 +18,7 @@ final class HttpErrors {
     static Status status(PixyException e) {
         return switch (e.kind()) {
             case UNKNOWN_CLUSTER, BAD_REQUEST -> Status.BAD_REQUEST_400;
+            case FORBIDDEN -> Status.FORBIDDEN_403;
             case PRODUCE_UNKNOWN_TOPIC -> Status.NOT_FOUND_404;
             case MESSAGE_TOO_LARGE -> Status.REQUEST_ENTITY_TOO_LARGE_413;
             case SHUTTING_DOWN, DISABLED, MIXED_MEMBERSHIP, SHARE_GROUPS_UNAVAILABLE -> Status.SERVICE_UNAVAILABLE_503;

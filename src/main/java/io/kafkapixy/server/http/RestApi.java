@@ -23,6 +23,8 @@ import io.kafkapixy.errors.PixyException;
 import io.kafkapixy.proxy.Proxy;
 import io.kafkapixy.proxy.ProxySet;
 import io.kafkapixy.proxy.TopicNames;
+import io.kafkapixy.security.Guard;
+import io.kafkapixy.security.Operation;
 
 /**
  * The REST API's routes, as the original's: every resource with and without the {@code /clusters/{cluster}} prefix
@@ -36,20 +38,22 @@ public final class RestApi {
     private static final byte[] NOT_FOUND_BODY = "404 page not found\n".getBytes(StandardCharsets.UTF_8);
 
     private final ProxySet proxies;
+    private final Guard guard;
     private final InFlightHandler inFlight;
     private final List<RestRoute> routes = new ArrayList<>();
 
-    /** With {@code /inflight} at its defaults: 1,000 rows, no message keys and values. */
+    /** With {@code /inflight} at its defaults: 1,000 rows, no message keys and values; refusals not counted. */
     public RestApi(ProxySet proxies) {
-        this(proxies, 1000, false);
+        this(proxies, Guard.logging((client, operation) -> { }), 1000, false);
     }
 
     /**
      * @param inflightRows     the most rows one answer of {@code /inflight} has
      * @param inflightMessages whether {@code /inflight} shows the keys and values of the messages out
      */
-    public RestApi(ProxySet proxies, int inflightRows, boolean inflightMessages) {
+    public RestApi(ProxySet proxies, Guard guard, int inflightRows, boolean inflightMessages) {
         this.proxies = proxies;
+        this.guard = guard;
         this.inFlight = new InFlightHandler(proxies, inflightRows, inflightMessages);
     }
 
@@ -64,16 +68,17 @@ public final class RestApi {
         Set<String> paths = new LinkedHashSet<>();
         ProduceHandler produce = new ProduceHandler();
         ConsumeHandler consume = new ConsumeHandler();
-        resource(routing, paths, Method.POST, "/topics/{topic}/messages", produce::handle);
-        resource(routing, paths, Method.GET, "/topics/{topic}/messages", consume::consume);
-        resource(routing, paths, Method.POST, "/topics/{topic}/acks", consume::ack);
-        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", consume::reject);
-        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", consume::renew);
+        resource(routing, paths, Method.POST, "/topics/{topic}/messages", Operation.WRITE, produce::handle);
+        resource(routing, paths, Method.GET, "/topics/{topic}/messages", Operation.READ, consume::consume);
+        resource(routing, paths, Method.POST, "/topics/{topic}/acks", Operation.READ, consume::ack);
+        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", Operation.READ, consume::reject);
+        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", Operation.READ, consume::renew);
         AdminHandler admin = new AdminHandler();
-        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", admin::getOffsets);
-        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", admin::setOffsets);
-        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", admin::listConsumers);
-        resource(routing, paths, Method.GET, "/topics/{topic}", admin::topicMetadata);
+        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", Operation.DESCRIBE, admin::getOffsets);
+        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", Operation.ALTER, admin::setOffsets);
+        // the groups it lists are those the client may describe
+        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", Operation.DESCRIBE, admin::listConsumers);
+        resource(routing, paths, Method.GET, "/topics/{topic}", Operation.DESCRIBE, admin::topicMetadata);
         clusterResource(routing, paths, Method.GET, "/topics", admin::listTopics);
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
@@ -127,11 +132,31 @@ public final class RestApi {
         routes.add(new RestRoute(Method.GET, path));
     }
 
-    /** Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}. */
+    /**
+     * Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}: a call whose client may
+     * not do {@code operation} on the topic (and on the {@code group} it names, if any) is refused before the handler
+     * runs.
+     */
     private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
-                          TopicHandler handler) {
-        Handler h = (req, res) -> call(handler, req, res);
+                          Operation operation, TopicHandler handler) {
+        Handler h = (req, res) -> call((proxy, topic, rq, rs) -> {
+            guard.check(RestAuth.client(rq), operation, topic, namedGroup(rq));
+            handler.handle(proxy, topic, rq, rs);
+        }, req, res);
         add(routing, paths, method, path, h);
+    }
+
+    /**
+     * The group a request names, for the permission check; null when it names none or names it so that the handler
+     * will refuse the request with its own answer (no group, two, not UTF-8).
+     */
+    private static String namedGroup(ServerRequest req) {
+        try {
+            String group = ConsumeParams.group(RequestParams.ofQuery(req.query().rawValue()));
+            return group.isEmpty() ? null : group;
+        } catch (PixyException noSingleGroup) {
+            return null;
+        }
     }
 
     /** Registers a resource without a topic, under both the default cluster and {@code /clusters/{cluster}}. */
