@@ -2,6 +2,7 @@ package io.kafkapixy.config;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -19,6 +20,9 @@ import java.util.Map;
 
 import io.kafkapixy.errors.GoStrings;
 import io.kafkapixy.security.BearerTokens;
+import io.kafkapixy.security.ClientsFile;
+import io.kafkapixy.security.JwtCheck;
+import io.kafkapixy.security.ReloadedFile;
 import io.kafkapixy.security.ClientTls;
 import io.kafkapixy.security.ServerTls;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -182,8 +186,21 @@ public final class ConfigLoader {
                 ServerTls.load(tls.certificatePath(), tls.keyPath(), tls.clientCaPath());
             }
             AuthConfig auth = config.auth();
-            if (auth.enabled()) {
+            if (auth.tokens()) {
                 BearerTokens.load(auth.bearerTokensFile(), auth.bearerTokensEnv(), System::getenv);
+            }
+            if (!auth.clientsFile().isEmpty()) {
+                new ReloadedFile<>(Path.of(auth.clientsFile()), ClientsFile::parse, "auth.clients_file");
+            }
+            if (!auth.jwksPath().isEmpty()) {
+                new ReloadedFile<>(Path.of(auth.jwksPath()), JwtCheck::parseJwks, "auth.jwt.jwks_path");
+            }
+            if (!auth.jwksUrl().isEmpty()) {
+                try {
+                    URI.create(auth.jwksUrl()).toURL();
+                } catch (IllegalArgumentException | java.net.MalformedURLException e) {
+                    throw new IllegalArgumentException("auth.jwt.jwks_url is not a URL: " + auth.jwksUrl());
+                }
             }
         } catch (IllegalArgumentException ex) {
             throw new ConfigException("invalid config parameter: " + ex.getMessage());

@@ -76,7 +76,9 @@ public final class ConfigSummary {
         root.put(PixyConfig.ACCESS_LOG.name(), accessLog);
         root.put(PixyConfig.INFLIGHT_ROWS.name(), inflightRows);
         root.put(PixyConfig.INFLIGHT_MESSAGES.name(), inflightMessages);
-        root.put("auth", c.auth().settings().byName());
+        Map<String, Object> auth = new LinkedHashMap<>(c.auth().settings().byName());
+        auth.put("jwt", c.auth().jwtSettings().byName());
+        root.put("auth", auth);
         root.put("limits", c.limits().settings().byName());
         return root;
     }

@@ -44,6 +44,7 @@ final class Validation {
         }
         List<String> problems = new ArrayList<>();
         problems.addAll(config.limits().settings().violations());
+        problems.addAll(config.auth().problems());
         ServerTlsConfig tls = config.tls();
         check(problems, tls.clientCaPath().isEmpty() || tls.enabled(),
                 "tls.client_ca_path needs tls.certificate_path and tls.key_path");

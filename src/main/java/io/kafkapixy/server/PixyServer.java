@@ -25,7 +25,6 @@ import io.kafkapixy.ops.HealthChecks;
 import io.kafkapixy.ops.PixyMetrics;
 import io.kafkapixy.ops.Readiness;
 import io.kafkapixy.proxy.ProxySet;
-import io.kafkapixy.security.BearerTokens;
 import io.kafkapixy.security.Guard;
 import io.kafkapixy.security.Identities;
 import io.kafkapixy.security.ServerTls;
@@ -73,10 +72,12 @@ public final class PixyServer implements AutoCloseable {
 
     private final Optional<WebServer> rest;
     private final Optional<GrpcServer> grpc;
+    private final Optional<AuthFiles> auth;
 
-    private PixyServer(Optional<WebServer> rest, Optional<GrpcServer> grpc) {
+    private PixyServer(Optional<WebServer> rest, Optional<GrpcServer> grpc, Optional<AuthFiles> auth) {
         this.rest = rest;
         this.grpc = grpc;
+        this.auth = auth;
     }
 
     public static PixyServer start(PixyConfig config, ProxySet proxies, PixyMetrics metrics, Readiness readiness) {
@@ -95,10 +96,9 @@ public final class PixyServer implements AutoCloseable {
                 ? Optional.of(ServerTls.load(config.tls().certificatePath(), config.tls().keyPath(),
                         config.tls().clientCaPath()))
                 : Optional.empty();
-        Optional<Identities> identities = config.auth().enabled()
-                ? Optional.of(new Identities(Optional.of(BearerTokens.load(config.auth().bearerTokensFile(),
-                        config.auth().bearerTokensEnv(), System::getenv)), Optional::empty, Optional.empty()))
+        Optional<AuthFiles> auth = config.auth().enabled() ? Optional.of(AuthFiles.load(config.auth()))
                 : Optional.empty();
+        Optional<Identities> identities = auth.map(AuthFiles::identities);
         Guard guard = Guard.logging(metrics::authRefusal);
         Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, guard, limits,
                 proxies, readiness, metrics, config.accessLog()));
@@ -107,10 +107,11 @@ public final class PixyServer implements AutoCloseable {
             Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, identities, guard, proxies, metrics,
                     readiness));
             started = true;
-            return new PixyServer(rest, grpc);
+            return new PixyServer(rest, grpc, auth);
         } finally {
             if (!started) {
                 grpc.ifPresent(GrpcServer::close);
+                auth.ifPresent(AuthFiles::close);
             }
         }
     }
@@ -204,6 +205,7 @@ public final class PixyServer implements AutoCloseable {
             grpc.ifPresent(GrpcServer::close);
         } finally {
             rest.ifPresent(WebServer::stop);
+            auth.ifPresent(AuthFiles::close);
         }
     }
 }

@@ -1,0 +1,255 @@
+package io.kafkapixy.server;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.MetadataUtils;
+import io.grpc.stub.StreamObserver;
+import io.kafkapixy.config.AuthConfig;
+import io.kafkapixy.stream.v1.PixyStreamGrpc;
+import io.kafkapixy.stream.v1.ProduceRequest;
+import io.kafkapixy.stream.v1.ProduceResponse;
+import io.kafkapixy.testing.RunningPixy;
+import io.kafkapixy.testing.Scrape;
+import io.kafkapixy.testing.TestKafka;
+import jakarta.json.JsonArray;
+import mailgun.kafkapixy.ConsNAckRq;
+import mailgun.kafkapixy.KafkaPixyGrpc;
+import mailgun.kafkapixy.ProdRq;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static io.kafkapixy.testing.JsonBodies.object;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Named clients of {@code auth.clients_file} may do what their rules allow and nothing else, over REST, unary gRPC and
+ * the streams, on the real broker: a refusal is 403 {@code {"error": "Forbidden"}} / PERMISSION_DENIED, decided before
+ * anything is done (read back with a plain kafka-clients consumer and Admin client: no message written, no group
+ * joined, no offset moved), counted by client and operation; listings show what the client may describe; a change of
+ * the file applies while the proxy runs.
+ */
+class PermissionsTest {
+
+    private final TestKafka kafka = TestKafka.get();
+    private final String prefix = TestKafka.uniqueTopic("perm");
+    private final String orders = prefix + ".orders";
+    private final String payments = prefix + ".payments";
+    private final String readers = prefix + "-readers";
+    @TempDir
+    Path dir;
+    private Path clientsFile;
+    private RunningPixy pixy;
+
+    @BeforeEach
+    void start() throws Exception {
+        kafka.createTopic(orders, 1);
+        kafka.createTopic(payments, 1);
+        clientsFile = dir.resolve("clients.yaml");
+        Files.writeString(clientsFile, clients(""));
+        pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap())
+                .withAuth(AuthConfig.NONE.with(AuthConfig.CLIENTS_FILE, clientsFile.toString())));
+    }
+
+    @AfterEach
+    void stop() {
+        if (pixy != null) {
+            pixy.close();
+        }
+    }
+
+    private String clients(String more) {
+        return """
+                clients:
+                  - name: writer
+                    tokens: [w-token]
+                    allow:
+                      - {operations: [write], topics: ["%1$s*"]}
+                  - name: reader
+                    tokens: [r-token]
+                    allow:
+                      - {operations: [read], topics: ["%1$s*"], groups: ["%2$s*"]}
+                  - name: dashboard
+                    tokens: [d-token]
+                    allow:
+                      - {operations: [describe], topics: ["*"], groups: ["*"]}
+                %3$s""".formatted(orders, readers, more);
+    }
+
+    @Test
+    void aRestProduceIsWrittenForItsWriterAndRefusedToOthersBeforeAnythingIsWritten() {
+        assertEquals(200, produce("w-token", orders).statusCode());
+        HttpResponse<String> dashboard = produce("d-token", orders);
+        HttpResponse<String> otherTopic = produce("w-token", payments);
+        HttpResponse<String> unknown = produce("guess", orders);
+
+        assertEquals(403, dashboard.statusCode());
+        assertEquals("Forbidden", object(dashboard.body()).getString("error"));
+        assertEquals(403, otherTopic.statusCode());
+        assertEquals(401, unknown.statusCode());
+        assertEquals(1L, kafka.endOffsets(orders, 1).get(0), "only the writer's message");
+        assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
+        assertTrue(Scrape.parse(send("d-token", HttpRequest.newBuilder(pixy.uri("/metrics")).GET()).body())
+                .value("kafkapixy_auth_refusals_total", "client", "dashboard", "operation", "write") >= 1);
+    }
+
+    @Test
+    void consumingNeedsReadOnTheTopicAndTheGroupAndARefusedGroupIsNeverJoined() throws Exception {
+        String theirs = readers + "-1";
+        String notTheirs = prefix + "-others";
+
+        HttpResponse<String> allowed = send("r-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/messages?group=" + theirs)).GET());
+        HttpResponse<String> refused = send("r-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/messages?group=" + notTheirs)).GET());
+        HttpResponse<String> writer = send("w-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/messages?group=" + theirs)).GET());
+
+        assertEquals(408, allowed.statusCode(), "served: nothing to read yet");
+        assertEquals(403, refused.statusCode());
+        assertEquals(403, writer.statusCode(), "write does not allow reading");
+        assertFalse(kafka.admin().listGroups().all().get(30, TimeUnit.SECONDS).stream()
+                .anyMatch(g -> g.groupId().equals(notTheirs)), "the refused group was never joined");
+    }
+
+    @Test
+    void settingOffsetsNeedsAlterAndARefusalMovesNothing() throws Exception {
+        String group = readers + "-offsets";
+        kafka.produce(orders, 0, null, "m0");
+        kafka.commit(group, orders, 0, 0, "");
+
+        HttpResponse<String> dashboard = send("d-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/offsets?group=" + group)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("[{\"partition\": 0, \"offset\": 1}]")));
+        HttpResponse<String> described = send("d-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/offsets?group=" + group)).GET());
+
+        assertEquals(403, dashboard.statusCode(), dashboard.body());
+        assertEquals(0L, kafka.committed(group, orders).get(0).offset(), "the offset did not move");
+        assertEquals(200, described.statusCode(), "describe reads offsets");
+    }
+
+    @Test
+    void aListingShowsOnlyWhatTheClientMayDescribe() {
+        HttpResponse<String> writers = send("w-token", HttpRequest.newBuilder(pixy.uri("/topics")).GET());
+        HttpResponse<String> dashboards = send("d-token", HttpRequest.newBuilder(pixy.uri("/topics")).GET());
+
+        List<String> seenByWriter = object("{\"t\":" + writers.body() + "}").getJsonArray("t")
+                .getValuesAs(jakarta.json.JsonString.class).stream().map(jakarta.json.JsonString::getString).toList();
+        assertEquals(List.of(orders), seenByWriter.stream().filter(t -> t.startsWith(prefix)).toList());
+        JsonArray all = object("{\"t\":" + dashboards.body() + "}").getJsonArray("t");
+        assertTrue(all.toString().contains(payments), "describe on * lists every topic");
+        assertTrue(seenByWriter.stream().noneMatch(t -> !t.startsWith(orders)), "write on a topic lists that one only");
+    }
+
+    @Test
+    void grpcCallsAreRefusedPermissionDeniedBeforeAnythingIsDone() {
+        KafkaPixyGrpc.KafkaPixyBlockingStub dashboard = stub("d-token");
+        KafkaPixyGrpc.KafkaPixyBlockingStub writer = stub("w-token");
+
+        StatusRuntimeException produce = assertThrows(StatusRuntimeException.class, () -> dashboard.produce(
+                ProdRq.newBuilder().setTopic(orders).setMessage(ByteString.copyFromUtf8("x")).build()));
+        StatusRuntimeException consume = assertThrows(StatusRuntimeException.class, () -> writer.consumeNAck(
+                ConsNAckRq.newBuilder().setTopic(orders).setGroup(readers + "-g").setNoAck(true).build()));
+        writer.produce(ProdRq.newBuilder().setTopic(orders).setMessage(ByteString.copyFromUtf8("ok")).build());
+
+        assertEquals(Status.Code.PERMISSION_DENIED, produce.getStatus().getCode());
+        assertEquals(Status.Code.PERMISSION_DENIED, consume.getStatus().getCode());
+        assertEquals(1L, kafka.endOffsets(orders, 1).get(0), "only the writer's message");
+    }
+
+    @Test
+    void theProduceStreamRefusesAMessageToAForbiddenTopicAlone() throws Exception {
+        List<ProduceResponse> answers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        StreamObserver<ProduceRequest> requests = PixyStreamGrpc.newStub(pixy.channel())
+                .withInterceptors(bearer("w-token")).withDeadlineAfter(60, TimeUnit.SECONDS)
+                .produce(new StreamObserver<>() {
+                    @Override
+                    public void onNext(ProduceResponse rs) {
+                        answers.add(rs);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        done.completeExceptionally(t);
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        done.complete(null);
+                    }
+                });
+        requests.onNext(ProduceRequest.newBuilder().setId(1).setTopic(payments).setKeyUndefined(true)
+                .setMessage(ByteString.copyFromUtf8("no")).build());
+        requests.onNext(ProduceRequest.newBuilder().setId(2).setTopic(orders).setKeyUndefined(true)
+                .setMessage(ByteString.copyFromUtf8("yes")).build());
+        TestKafka.Waits.until(Duration.ofSeconds(30), "both answered", () -> answers.size() == 2);
+        requests.onCompleted();
+        done.get(60, TimeUnit.SECONDS);
+
+        ProduceResponse refused = answers.stream().filter(a -> a.getId() == 1).findFirst().orElseThrow();
+        ProduceResponse written = answers.stream().filter(a -> a.getId() == 2).findFirst().orElseThrow();
+        assertEquals(Status.Code.PERMISSION_DENIED.value(), refused.getCode());
+        assertEquals(0, written.getCode(), written.getError());
+        assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
+        assertEquals(1L, kafka.endOffsets(orders, 1).get(0));
+    }
+
+    @Test
+    void aChangedClientsFileAppliesWhileTheProxyRunsAndABrokenOneKeepsTheLastGood() throws Exception {
+        assertEquals(401, produce("new-token", orders).statusCode());
+
+        Files.writeString(clientsFile, clients("""
+                  - name: newcomer
+                    tokens: [new-token]
+                    allow:
+                      - {operations: [write], topics: ["%s"]}
+                """.formatted(orders)));
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the newcomer let in",
+                () -> produce("new-token", orders).statusCode() == 200);
+
+        Files.writeString(clientsFile, "clients: [{name: broken, tokens: [x], allow: [{operations: [wirte]}]}]\n");
+        TestKafka.Waits.holdsFor(Duration.ofSeconds(5), "the last good file kept",
+                () -> produce("new-token", orders).statusCode() == 200);
+
+        Files.writeString(clientsFile, clients(""));
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the newcomer shut out",
+                () -> produce("new-token", orders).statusCode() == 401);
+    }
+
+    private HttpResponse<String> produce(String token, String topic) {
+        return send(token, HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/messages?sync"))
+                .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("m")));
+    }
+
+    private HttpResponse<String> send(String token, HttpRequest.Builder rq) {
+        return pixy.send(rq.header("Authorization", "Bearer " + token));
+    }
+
+    private KafkaPixyGrpc.KafkaPixyBlockingStub stub(String token) {
+        return KafkaPixyGrpc.newBlockingStub(pixy.channel()).withInterceptors(bearer(token))
+                .withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    private static io.grpc.ClientInterceptor bearer(String token) {
+        Metadata m = new Metadata();
+        m.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+        return MetadataUtils.newAttachHeadersInterceptor(m);
+    }
+}
