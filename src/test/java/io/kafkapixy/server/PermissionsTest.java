@@ -10,6 +10,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.google.protobuf.ByteString;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -231,6 +239,68 @@ class PermissionsTest {
         Files.writeString(clientsFile, clients(""));
         TestKafka.Waits.until(Duration.ofSeconds(30), "the newcomer shut out",
                 () -> produce("new-token", orders).statusCode() == 401);
+    }
+
+    @Test
+    void aConsumeStreamForAGroupOrTopicTheClientMayNotReadEndsPermissionDenied() throws Exception {
+        io.grpc.Channel authed = io.grpc.ClientInterceptors.intercept(pixy.channel(), bearer("w-token"));
+        CompletableFuture<Status> end = new CompletableFuture<>();
+        StreamObserver<io.kafkapixy.stream.v1.ConsumeRequest> requests = PixyStreamGrpc.newStub(authed)
+                .withDeadlineAfter(60, TimeUnit.SECONDS).consume(new StreamObserver<>() {
+                    @Override
+                    public void onNext(io.kafkapixy.stream.v1.ConsumeResponse rs) {
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        end.complete(Status.fromThrowable(t));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        end.complete(Status.OK);
+                    }
+                });
+        requests.onNext(io.kafkapixy.stream.v1.ConsumeRequest.newBuilder().setGroup(readers + "-s").addTopics(orders)
+                .setCredits(10).build());
+
+        assertEquals(Status.Code.PERMISSION_DENIED, end.get(60, TimeUnit.SECONDS).getCode());
+        assertFalse(kafka.admin().listGroups().all().get(30, TimeUnit.SECONDS).stream()
+                .anyMatch(g -> g.groupId().equals(readers + "-s")), "the group was never joined");
+    }
+
+    @Test
+    void aJwtOfTheIdentityProviderActsAsTheClientNamingItsSubject() throws Exception {
+        RSAKey key = new RSAKeyGenerator(2048).keyID("idp-1").generate();
+        Path jwks = Files.writeString(dir.resolve("jwks.json"), new JWKSet(key.toPublicJWK()).toString());
+        Files.writeString(clientsFile, clients("""
+                  - name: jwt-writer
+                    jwt_subjects: [svc-orders]
+                    allow:
+                      - {operations: [write], topics: ["%s"]}
+                """.formatted(orders)));
+        pixy.close();
+        pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap()).withAuth(AuthConfig.NONE
+                .with(AuthConfig.CLIENTS_FILE, clientsFile.toString()).with(AuthConfig.JWKS_PATH, jwks.toString())
+                .with(AuthConfig.ISSUER, "https://idp.test").with(AuthConfig.AUDIENCE, "kafka-pixy")));
+
+        assertEquals(200, produce(jwt(key, "svc-orders", "kafka-pixy"), orders).statusCode());
+        assertEquals(403, produce(jwt(key, "svc-unknown", "kafka-pixy"), orders).statusCode(), "known, no permission");
+        assertEquals(401, produce(jwt(key, "svc-orders", "billing"), orders).statusCode(), "another audience");
+        StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> stub(jwt(key, "svc-orders",
+                "kafka-pixy")).produce(ProdRq.newBuilder().setTopic(payments).setMessage(ByteString.copyFromUtf8("x"))
+                .build()));
+        assertEquals(Status.Code.PERMISSION_DENIED, grpc.getStatus().getCode());
+        assertEquals(1L, kafka.endOffsets(orders, 1).get(0));
+        assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
+    }
+
+    private static String jwt(RSAKey key, String subject, String audience) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(),
+                new JWTClaimsSet.Builder().subject(subject).issuer("https://idp.test").audience(audience)
+                        .expirationTime(new java.util.Date(System.currentTimeMillis() + 600_000)).build());
+        jwt.sign(new RSASSASigner(key));
+        return jwt.serialize();
     }
 
     private HttpResponse<String> produce(String token, String topic) {
