@@ -95,19 +95,20 @@ class PackagedJarIT {
             Matcher m = EMBEDDED.matcher(Files.readString(log));
             assertTrue(m.find(), "the log names the embedded broker");
             String messages = "/topics/jobs/messages?group=workers";
+            post(rest, "/topics/jobs/messages?sync", "job-0");
             assertEquals(408, get(rest, messages).statusCode(), "a new share group joins at the newest offset");
             post(rest, "/topics/jobs/messages?sync", "job-1");
             post(rest, "/topics/jobs/messages?sync", "job-2");
 
-            JsonObject first = take(rest, messages + "&noAck");
+            JsonObject first = take(rest, messages + "&noAck", process);
             long handedOut = System.nanoTime();
-            JsonObject second = take(rest, messages + "&noAck");
-            assertEquals(List.of(0L, 1L), List.of(first.getJsonNumber("offset").longValue(),
+            JsonObject second = take(rest, messages + "&noAck", process);
+            assertEquals(List.of(1L, 2L), List.of(first.getJsonNumber("offset").longValue(),
                     second.getJsonNumber("offset").longValue()), "each client its own message of the one partition");
-            post(rest, "/topics/jobs/acks?group=workers&partition=0&offset=0", "");
+            post(rest, "/topics/jobs/acks?group=workers&partition=0&offset=1", "");
 
-            JsonObject again = take(rest, messages);
-            assertEquals(1L, again.getJsonNumber("offset").longValue(), "the unacked one, not the acked one");
+            JsonObject again = take(rest, messages, process);
+            assertEquals(2L, again.getJsonNumber("offset").longValue(), "the unacked one, not the acked one");
             assertTrue(System.nanoTime() - handedOut >= TimeUnit.SECONDS.toNanos(3), "not before its ack_timeout");
             try (Admin admin = Admin.create(Map.of("bootstrap.servers", m.group(1)))) {
                 assertFalse(admin.describeShareGroups(List.of("workers")).all().get(30, TimeUnit.SECONDS)
@@ -235,8 +236,8 @@ class PackagedJarIT {
                 .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The next message, asking again while the answer is a long-poll timeout. */
-    private static JsonObject take(int port, String pathAndQuery) throws Exception {
+    /** The next message, asking again while the answer is a long-poll timeout; the proxy's log when none comes. */
+    private static JsonObject take(int port, String pathAndQuery, PixyProcess process) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             HttpResponse<String> rs = get(port, pathAndQuery);
@@ -245,7 +246,7 @@ class PackagedJarIT {
             }
             assertEquals(408, rs.statusCode(), rs.body());
         }
-        throw new AssertionError("no message in 60 s");
+        throw new AssertionError("no message in 60 s; the proxy's log: " + process.log());
     }
 
     private static ProdRs produceGrpc(int port, ProdRq rq) {
