@@ -268,8 +268,8 @@ public final class CommandLine {
 
     /**
      * The config with the given flags applied: addresses, logging and {@code -accessLog} at the top level; Kafka peers
-     * and TLS, ZooKeeper peers and chroot, and {@code -membership} in the default cluster only. {@code -tls}, {@code -insecureTLS} and
-     * {@code -accessLog} can only turn the setting on. Does not validate.
+     * and TLS, ZooKeeper peers and chroot, and {@code -membership} in the default cluster only. {@code -tls},
+     * {@code -insecureTLS} and {@code -accessLog} can only turn the setting on. Does not validate.
      */
     public PixyConfig applyTo(PixyConfig config) {
         Map<String, ProxyConfig> proxies = new LinkedHashMap<>(config.proxies());

@@ -2,7 +2,6 @@ package io.kafkapixy.config;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -196,11 +195,7 @@ public final class ConfigLoader {
                 new ReloadedFile<>(Path.of(auth.jwksPath()), JwtCheck::parseJwks, "auth.jwt.jwks_path");
             }
             if (!auth.jwksUrl().isEmpty()) {
-                try {
-                    URI.create(auth.jwksUrl()).toURL();
-                } catch (IllegalArgumentException | java.net.MalformedURLException e) {
-                    throw new IllegalArgumentException("auth.jwt.jwks_url is not a URL: " + auth.jwksUrl());
-                }
+                JwtCheck.jwksUrl(auth.jwksUrl());
             }
         } catch (IllegalArgumentException ex) {
             throw new ConfigException("invalid config parameter: " + ex.getMessage());

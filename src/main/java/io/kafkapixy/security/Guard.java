@@ -1,5 +1,7 @@
 package io.kafkapixy.security;
 
+import java.util.function.Supplier;
+
 import io.kafkapixy.errors.PixyException;
 
 /**
@@ -20,6 +22,16 @@ public final class Guard {
     public static Guard logging(java.util.function.BiConsumer<String, String> count) {
         return new Guard(new Refusals(count, java.time.Clock.systemUTC(),
                 line -> LOG.log(System.Logger.Level.WARNING, line)));
+    }
+
+    /**
+     * As {@link #check(NamedClient, Operation, String, String)}, the group found only when the client's permissions
+     * depend on it: a request's parameters are not parsed twice for a client that may do everything.
+     */
+    public void checkLazily(NamedClient client, Operation operation, String topic, Supplier<String> group) {
+        if (!client.mayDoEverything()) {
+            check(client, operation, topic, group.get());
+        }
     }
 
     /**

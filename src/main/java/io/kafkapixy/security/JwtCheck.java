@@ -73,6 +73,15 @@ public final class JwtCheck {
         return (selector, context) -> selector.select(file.current());
     }
 
+    /** {@code auth.jwt.jwks_url} as a URL; IllegalArgumentException when it is not one. */
+    public static URL jwksUrl(String text) {
+        try {
+            return java.net.URI.create(text).toURL();
+        } catch (IllegalArgumentException | java.net.MalformedURLException e) {
+            throw new IllegalArgumentException("auth.jwt.jwks_url is not a URL: " + text);
+        }
+    }
+
     /**
      * The keys the provider publishes at {@code url}, fetched by the library: cached (5 minutes), fetched again when a
      * token names a {@code kid} the cache does not hold (a rotated key), at most once per 30 seconds, and retried once

@@ -9,6 +9,8 @@ import java.util.List;
  */
 public record NamedClient(String name, List<AccessRule> allow) {
 
+    private static final NamePattern EVERY = new NamePattern("*");
+
     /** A client known by a credential but given no permission (a valid JWT whose subject is no client's). */
     public static NamedClient withoutPermissions(String name) {
         return new NamedClient(name, List.of());
@@ -25,6 +27,12 @@ public record NamedClient(String name, List<AccessRule> allow) {
     public boolean may(Operation operation, String topic, String group) {
         return (topic == null || allow.stream().anyMatch(r -> r.allowsOnTopic(operation, topic)))
                && (group == null || allow.stream().anyMatch(r -> r.allowsOnGroup(operation, group)));
+    }
+
+    /** Whether this client may do everything on every topic and group (a bearer token, an open instance). */
+    public boolean mayDoEverything() {
+        return allow.stream().anyMatch(r -> r.operations().contains(Operation.ALL)
+                && r.topics().contains(EVERY) && r.groups().contains(EVERY));
     }
 
     /** Whether this client may describe {@code topic}: what a listing of topics shows it. */

@@ -1,7 +1,5 @@
 package io.kafkapixy.server;
 
-import java.net.URI;
-import java.net.URL;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -54,8 +52,8 @@ final class AuthFiles implements AutoCloseable {
             files.add(jwks);
             jwt = Optional.of(new JwtCheck(JwtCheck.keysIn(jwks), auth.issuer(), auth.audience(), Clock.systemUTC()));
         } else if (!auth.jwksUrl().isEmpty()) {
-            jwt = Optional.of(new JwtCheck(JwtCheck.keysAt(url(auth.jwksUrl())), auth.issuer(), auth.audience(),
-                    Clock.systemUTC()));
+            jwt = Optional.of(new JwtCheck(JwtCheck.keysAt(JwtCheck.jwksUrl(auth.jwksUrl())), auth.issuer(),
+                    auth.audience(), Clock.systemUTC()));
         }
         ScheduledExecutorService rereads = null;
         if (!files.isEmpty()) {
@@ -70,14 +68,6 @@ final class AuthFiles implements AutoCloseable {
 
     Identities identities() {
         return identities;
-    }
-
-    private static URL url(String text) {
-        try {
-            return URI.create(text).toURL();
-        } catch (IllegalArgumentException | java.net.MalformedURLException e) {
-            throw new IllegalArgumentException("auth.jwt.jwks_url is not a URL: " + text);
-        }
     }
 
     @Override

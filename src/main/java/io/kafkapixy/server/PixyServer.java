@@ -100,7 +100,8 @@ public final class PixyServer implements AutoCloseable {
                 : Optional.empty();
         Optional<Identities> identities = auth.map(AuthFiles::identities);
         Guard guard = Guard.logging(metrics::authRefusal);
-        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, guard, limits,
+        Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, guard,
+                limits,
                 proxies, readiness, metrics, config.accessLog()));
         boolean started = false;
         try {

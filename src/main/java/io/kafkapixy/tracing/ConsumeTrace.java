@@ -9,7 +9,6 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import org.apache.kafka.common.header.Header;
@@ -111,10 +110,6 @@ public final class ConsumeTrace {
 
     /** The settlement was refused or failed: the client was answered {@code error}. */
     public void failed(Throwable error) {
-        if (span != null) {
-            span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
-            span.recordException(error);
-            span.end();
-        }
+        Tracing.endFailed(span, error);
     }
 }

@@ -7,7 +7,6 @@ import java.util.List;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -78,10 +77,6 @@ public final class ProduceTrace {
 
     /** The message was not produced. */
     public void failed(Throwable error) {
-        if (span != null) {
-            span.setStatus(StatusCode.ERROR, String.valueOf(error.getMessage()));
-            span.recordException(error);
-            span.end();
-        }
+        Tracing.endFailed(span, error);
     }
 }

@@ -128,6 +128,15 @@ public final class Tracing implements AutoCloseable {
         return v != null && !v.isBlank();
     }
 
+    /** Ends {@code span} (null: none made) as failed with {@code error}, the error the client was answered. */
+    static void endFailed(io.opentelemetry.api.trace.Span span, Throwable error) {
+        if (span != null) {
+            span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, String.valueOf(error.getMessage()));
+            span.recordException(error);
+            span.end();
+        }
+    }
+
     /** Whether spans are recorded and exported. */
     public boolean exporting() {
         return sdk != null;

@@ -16,7 +16,7 @@ final class ReadmeSnippet {
         return pythonBlock(0);
     }
 
-    /** The {@code ```python} block of the streaming service, in {@code docs/streaming.md}: a producer and a consumer. */
+    /** The {@code ```python} block of the streaming service in {@code docs/streaming.md}: producer and consumer. */
     static String pythonStreams() {
         return block(Path.of("docs/streaming.md"), "python", 0);
     }

@@ -72,6 +72,8 @@ class NamedClientTest {
         for (Operation o : Operation.values()) {
             assertTrue(admin.may(o, "any", "any"), o.word());
         }
+        assertTrue(admin.mayDoEverything());
+        assertFalse(orders.mayDoEverything());
     }
 
     @Test

@@ -5,7 +5,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.grpc.ClientInterceptor;
@@ -13,9 +12,9 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
+import io.kafkapixy.server.GroupKindContractTest.Kind;
 import io.kafkapixy.stream.v1.Message;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
-import io.kafkapixy.testing.ConsumerSettingsBuilder;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.StreamConsumer;
 import io.kafkapixy.testing.TestKafka;
@@ -32,9 +31,6 @@ import jakarta.json.JsonObject;
 import mailgun.kafkapixy.ConsNAckRq;
 import mailgun.kafkapixy.ConsRs;
 import mailgun.kafkapixy.KafkaPixyGrpc;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,15 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * consume stream, for classic and share groups on the real broker. Spans kept in memory.
  */
 class ConsumeTracingTest {
-
-    enum Kind {
-        CLASSIC, SHARE;
-
-        ConsumerSettingsBuilder settings() {
-            ConsumerSettingsBuilder fast = ConsumerSettingsBuilder.fast().longPollingTimeout(Duration.ofSeconds(3));
-            return this == SHARE ? fast.shareMembership() : fast;
-        }
-    }
 
     private static final String PRODUCER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
     private static final String PRODUCER_SPAN = "00f067aa0ba902b7";
@@ -175,7 +162,7 @@ class ConsumeTracingTest {
         }
     }
 
-    /** Produces "traced" over REST as a client in trace {@link #PRODUCER_TRACE}; the send span's id, as its record says. */
+    /** Produces "traced" over REST in trace {@link #PRODUCER_TRACE}; the send span's id, as its record says. */
     private String produce(RunningPixy pixy) {
         HttpResponse<String> rs = pixy.send(HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/messages?sync"))
                 .header("traceparent", "00-" + PRODUCER_TRACE + "-" + PRODUCER_SPAN + "-01")
@@ -244,21 +231,10 @@ class ConsumeTracingTest {
         Tracing tracing = Tracing.with(OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
                 .addSpanProcessor(SimpleSpanProcessor.create(spans)).build()).build());
         return RunningPixy.start(RunningPixy.config(kafka.bootstrap(), "traced-" + kind.name().toLowerCase(),
-                kind.settings()), tracing);
+                kind.settings().longPollingTimeout(Duration.ofSeconds(3))), tracing);
     }
 
-    /** The group reads the topic from its oldest message (a new group of either kind starts at the newest). */
     private void readFromTheOldest(Kind kind) throws Exception {
-        if (kind == Kind.CLASSIC) {
-            int partitions = kafka.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic).partitions().size();
-            for (int p = 0; p < partitions; p++) {
-                kafka.commit(group, topic, p, 0, "");
-            }
-            return;
-        }
-        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
-                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
-                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        kind.readFromTheOldest(kafka, group, topic);
     }
 }

@@ -35,6 +35,21 @@ class GroupKindContractTest {
         ConsumerSettingsBuilder settings() {
             return this == SHARE ? ConsumerSettingsBuilder.fast().shareMembership() : ConsumerSettingsBuilder.fast();
         }
+
+        /** {@code group} reads {@code topic} from its oldest message (a new group of either kind: the newest). */
+        void readFromTheOldest(TestKafka kafka, String group, String topic) throws Exception {
+            if (this == CLASSIC) {
+                int partitions = kafka.admin().describeTopics(List.of(topic)).allTopicNames()
+                        .get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+                for (int p = 0; p < partitions; p++) {
+                    kafka.commit(group, topic, p, 0, "");
+                }
+                return;
+            }
+            kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
+                    List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                            AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
     }
 
     private final TestKafka kafka = TestKafka.get();
@@ -142,19 +157,8 @@ class GroupKindContractTest {
                 settings));
     }
 
-    /** The group reads the topic from its oldest message (a new group of either kind starts at the newest). */
     private void readFromTheOldest(Kind kind) throws Exception {
-        if (kind == Kind.CLASSIC) {
-            int partitions = kafka.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic).partitions().size();
-            for (int p = 0; p < partitions; p++) {
-                kafka.commit(group, topic, p, 0, "");
-            }
-            return;
-        }
-        kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
-                List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
-                        AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        kind.readFromTheOldest(kafka, group, topic);
     }
 
     private int parkedRequests(RunningPixy pixy) {

@@ -43,6 +43,7 @@ final class GrpcMessages {
             ByteString value = headerValue.apply(h);
             recordHeaders.add(new RecordHeader(headerKey.apply(h), value.isEmpty() ? null : value.toByteArray()));
         }
-        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders, io.opentelemetry.context.Context.current());
+        return new ProduceRequest(topic, key, message.toByteArray(), recordHeaders,
+                io.opentelemetry.context.Context.current());
     }
 }

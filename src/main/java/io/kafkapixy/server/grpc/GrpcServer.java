@@ -78,7 +78,8 @@ public final class GrpcServer implements AutoCloseable {
      * @param guard      what a call's client may do
      */
     public static GrpcServer start(String host, int port, Optional<ServerTls> tls, Optional<Identities> identities,
-                                   Guard guard, LimitsConfig limits, ProxySet proxies, Readiness readiness, PixyMetrics metrics,
+                                   Guard guard, LimitsConfig limits, ProxySet proxies, Readiness readiness,
+                                   PixyMetrics metrics,
                                    boolean accessLog) {
         GrpcHealth health = new GrpcHealth(readiness);
         LazyGzip gzip = new LazyGzip();
@@ -88,11 +89,13 @@ public final class GrpcServer implements AutoCloseable {
                 gzip.getMessageEncoding());
         // every call that may block runs here, also one that leaves the event loop, so close() stops them all
         ExecutorService calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("grpc-call").factory());
+        ServerServiceDefinition api = new GrpcApi(proxies, guard, calls).bindService();
+        ServerServiceDefinition streams = new StreamApi(proxies, guard, limits, metrics).bindService();
         List<ServerServiceDefinition> services = List.of(
-                service(ServerInterceptors.intercept(StrictRequestParsing.of(new GrpcApi(proxies, guard, calls).bindService()),
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(api),
                         new GrpcTraceContext(proxies.tracing())), identities),
-                service(ServerInterceptors.intercept(StrictRequestParsing.of(new StreamApi(proxies, guard, limits, metrics)
-                        .bindService()), new StreamPeers(), new GrpcTraceContext(proxies.tracing())), identities),
+                service(ServerInterceptors.intercept(StrictRequestParsing.of(streams), new StreamPeers(),
+                        new GrpcTraceContext(proxies.tracing())), identities),
                 service(StrictRequestParsing.of(health.bindService()), identities),
                 service(ProtoReflectionServiceV1.newInstance().bindService(), identities),
                 service(legacyReflection(), identities));

@@ -140,7 +140,7 @@ public final class RestApi {
     private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
                           Operation operation, TopicHandler handler) {
         Handler h = (req, res) -> call((proxy, topic, rq, rs) -> {
-            guard.check(RestAuth.client(rq), operation, topic, namedGroup(rq));
+            guard.checkLazily(RestAuth.client(rq), operation, topic, () -> namedGroup(rq));
             handler.handle(proxy, topic, rq, rs);
         }, req, res);
         add(routing, paths, method, path, h);
