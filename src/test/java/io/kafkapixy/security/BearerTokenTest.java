@@ -8,13 +8,12 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
-import io.grpc.stub.MetadataUtils;
 import io.kafkapixy.config.AuthConfig;
+import io.kafkapixy.testing.GrpcHeaders;
 import io.kafkapixy.testing.RawHttp2;
 import io.kafkapixy.testing.RunningPixy;
 import io.kafkapixy.testing.TestKafka;
@@ -150,9 +149,7 @@ class BearerTokenTest {
         var stub = io.kafkapixy.stream.v1.PixyStreamGrpc.newStub(pixy.channel())
                 .withDeadlineAfter(30, TimeUnit.SECONDS);
         if (authorization != null) {
-            Metadata headers = new Metadata();
-            headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), authorization);
-            stub = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+            stub = stub.withInterceptors(GrpcHeaders.header("authorization", authorization));
         }
         java.util.concurrent.CompletableFuture<io.kafkapixy.stream.v1.ProduceResponse> answer =
                 new java.util.concurrent.CompletableFuture<>();
@@ -249,9 +246,7 @@ class BearerTokenTest {
         if (authorization == null) {
             return stub;
         }
-        Metadata headers = new Metadata();
-        headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), authorization);
-        return stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers));
+        return stub.withInterceptors(GrpcHeaders.header("authorization", authorization));
     }
 
     private static ProdRq request(String value) {

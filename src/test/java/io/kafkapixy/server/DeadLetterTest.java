@@ -30,7 +30,6 @@ import org.apache.curator.test.TestingServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -310,21 +309,10 @@ class DeadLetterTest {
     }
 
     private long settledUpTo(Kind kind) {
-        if (kind == Kind.SHARE) {
-            try {
-                var info = kafka.admin().listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
-                        .partitionsToOffsetInfo(group).get(30, TimeUnit.SECONDS).get(new TopicPartition(topic, 0));
-                if (info == null) {
-                    return -1;
-                }
-                // an archived record at the start is done (no lag) before the start offset moves past it
-                return info.lag().orElse(-1L) == 0 ? kafka.endOffsets(topic, 1).get(0) : info.startOffset();
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        }
-        var committed = kafka.committed(group, topic).get(0);
-        return committed == null ? -1 : committed.offset();
+        // ZooKeeper membership commits to Kafka as a classic group does
+        GroupKindContractTest.Kind read = kind == Kind.SHARE ? GroupKindContractTest.Kind.SHARE
+                : GroupKindContractTest.Kind.CLASSIC;
+        return read.settledUpTo(kafka, group, topic);
     }
 
     private double refusals(RunningPixy pixy) {

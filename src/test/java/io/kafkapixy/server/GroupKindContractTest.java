@@ -14,6 +14,8 @@ import io.kafkapixy.testing.TestKafka;
 import jakarta.json.JsonObject;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -49,6 +51,28 @@ class GroupKindContractTest {
             kafka.admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group),
                     List.of(new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
                             AlterConfigOp.OpType.SET)))).all().get(30, TimeUnit.SECONDS);
+        }
+
+        /**
+         * As the broker reads it (a plain Admin client): the offset below which every message of {@code topic}'s
+         * partition 0 is settled (committed past, or done in the share group); -1 before the group has any.
+         */
+        long settledUpTo(TestKafka kafka, String group, String topic) {
+            if (this == CLASSIC) {
+                var committed = kafka.committed(group, topic).get(0);
+                return committed == null ? -1 : committed.offset();
+            }
+            try {
+                var info = kafka.admin().listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                        .partitionsToOffsetInfo(group).get(30, TimeUnit.SECONDS).get(new TopicPartition(topic, 0));
+                if (info == null) {
+                    return -1;
+                }
+                // an archived record at the start is done (no lag) before the start offset moves past it
+                return info.lag().orElse(-1L) == 0 ? kafka.endOffsets(topic, 1).get(0) : info.startOffset();
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
         }
     }
 

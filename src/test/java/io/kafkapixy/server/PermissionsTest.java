@@ -1,13 +1,17 @@
 package io.kafkapixy.server;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.google.protobuf.ByteString;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -18,10 +22,9 @@ import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import io.grpc.Metadata;
+import com.sun.net.httpserver.HttpServer;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.kafkapixy.config.AuthConfig;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
@@ -39,6 +42,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.kafkapixy.testing.GrpcHeaders.bearer;
 import static io.kafkapixy.testing.JsonBodies.object;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -295,6 +299,51 @@ class PermissionsTest {
         assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
     }
 
+    @Test
+    void aJwtSignedByAKeyOfTheProvidersJwksUrlIsCheckedAndARotatedKeyIsFetched() throws Exception {
+        RSAKey first = new RSAKeyGenerator(2048).keyID("idp-a").generate();
+        RSAKey rotated = new RSAKeyGenerator(2048).keyID("idp-b").generate();
+        RSAKey foreign = new RSAKeyGenerator(2048).keyID("idp-a").generate();
+        AtomicReference<JWKSet> published = new AtomicReference<>(new JWKSet(first.toPublicJWK()));
+        HttpServer idp = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        idp.createContext("/jwks", exchange -> {
+            byte[] body = published.get().toString().getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        idp.start();
+        try {
+            Files.writeString(clientsFile, clients("""
+                      - name: jwt-writer
+                        jwt_subjects: [svc-orders]
+                        allow:
+                          - {operations: [write], topics: ["%s"]}
+                    """.formatted(orders)));
+            pixy.close();
+            pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap()).withAuth(AuthConfig.NONE
+                    .with(AuthConfig.CLIENTS_FILE, clientsFile.toString())
+                    .with(AuthConfig.JWKS_URL, "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks")
+                    .with(AuthConfig.ISSUER, "https://idp.test").with(AuthConfig.AUDIENCE, "kafka-pixy")));
+
+            assertEquals(200, produce(jwt(first, "svc-orders", "kafka-pixy"), orders).statusCode());
+            assertEquals(401, produce(jwt(foreign, "svc-orders", "kafka-pixy"), orders).statusCode(),
+                    "a known kid, signed by another key");
+            published.set(new JWKSet(List.of(first.toPublicJWK(), rotated.toPublicJWK())));
+            assertEquals(200, produce(jwt(rotated, "svc-orders", "kafka-pixy"), orders).statusCode(),
+                    "the provider's new key, fetched for its unknown kid");
+            StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> stub(jwt(rotated,
+                    "svc-orders", "kafka-pixy")).produce(ProdRq.newBuilder().setTopic(payments)
+                    .setMessage(ByteString.copyFromUtf8("x")).build()));
+            assertEquals(Status.Code.PERMISSION_DENIED, grpc.getStatus().getCode());
+            assertEquals(2L, kafka.endOffsets(orders, 1).get(0));
+            assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
+        } finally {
+            idp.stop(0);
+        }
+    }
+
     private static String jwt(RSAKey key, String subject, String audience) throws Exception {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(),
                 new JWTClaimsSet.Builder().subject(subject).issuer("https://idp.test").audience(audience)
@@ -315,11 +364,5 @@ class PermissionsTest {
     private KafkaPixyGrpc.KafkaPixyBlockingStub stub(String token) {
         return KafkaPixyGrpc.newBlockingStub(pixy.channel()).withInterceptors(bearer(token))
                 .withDeadlineAfter(60, TimeUnit.SECONDS);
-    }
-
-    private static io.grpc.ClientInterceptor bearer(String token) {
-        Metadata m = new Metadata();
-        m.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
-        return MetadataUtils.newAttachHeadersInterceptor(m);
     }
 }
