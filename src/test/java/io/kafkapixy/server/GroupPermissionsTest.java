@@ -6,13 +6,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.kafkapixy.config.AuthConfig;
 import io.kafkapixy.server.GroupKindContractTest.Kind;
+import io.kafkapixy.stream.v1.ConsumeRequest;
+import io.kafkapixy.stream.v1.ConsumeResponse;
 import io.kafkapixy.stream.v1.PixyStreamGrpc;
 import io.kafkapixy.stream.v1.RejectRequest;
 import io.kafkapixy.stream.v1.RenewRequest;
@@ -130,9 +134,27 @@ class GroupPermissionsTest {
                 + "/messages?group=" + notTheirs)).GET());
         StatusRuntimeException grpc = assertThrows(StatusRuntimeException.class, () -> stub("stranger-token")
                 .consumeNAck(ConsNAckRq.newBuilder().setTopic(topic).setGroup(notTheirs).setNoAck(true).build()));
+        CompletableFuture<Status> streamEnd = new CompletableFuture<>();
+        PixyStreamGrpc.newStub(pixy.channel()).withInterceptors(bearer("stranger-token"))
+                .withDeadlineAfter(60, TimeUnit.SECONDS).consume(new StreamObserver<>() {
+                    @Override
+                    public void onNext(ConsumeResponse rs) {
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        streamEnd.complete(Status.fromThrowable(t));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        streamEnd.complete(Status.OK);
+                    }
+                }).onNext(ConsumeRequest.newBuilder().setGroup(notTheirs).addTopics(topic).setCredits(10).build());
 
         assertEquals(403, rest.statusCode(), rest.body());
         assertEquals(Status.Code.PERMISSION_DENIED, grpc.getStatus().getCode());
+        assertEquals(Status.Code.PERMISSION_DENIED, streamEnd.get(60, TimeUnit.SECONDS).getCode(), "consume stream");
         assertFalse(kafka.admin().listGroups().all().get(30, TimeUnit.SECONDS).stream()
                 .anyMatch(g -> g.groupId().equals(notTheirs)), "the refused group was never joined, of any kind");
     }
