@@ -1,6 +1,5 @@
 package io.kafkapixy.bench;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -99,8 +98,9 @@ final class CapacityScenario implements Scenario {
         try {
             List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> polls = new ArrayList<>();
             for (int g = 0; g < IDLE_GROUPS; g++) {
-                URI uri = ctx.target.uri("/topics/" + topic + "/messages?group=" + ctx.newGroup("idle"));
-                polls.add(http.sendAsync(HttpRequest.newBuilder(uri).timeout(ctx.options.longPoll().plusSeconds(30))
+                HttpRequest.Builder rq = ctx.target.request("/topics/" + topic + "/messages?group="
+                        + ctx.newGroup("idle"));
+                polls.add(http.sendAsync(rq.timeout(ctx.options.longPoll().plusSeconds(30))
                         .GET().build(), HttpResponse.BodyHandlers.ofString()));
             }
             Map<String, Integer> statuses = new TreeMap<>();
@@ -373,9 +373,9 @@ final class CapacityScenario implements Scenario {
         return new Sender() {
             @Override
             public void send(int i, String group) {
-                URI uri = ctx.target.uri("/topics/" + topic + "/messages?group=" + group);
+                HttpRequest.Builder rq = ctx.target.request("/topics/" + topic + "/messages?group=" + group);
                 answers.sent[i] = System.nanoTime();
-                http.sendAsync(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
+                http.sendAsync(rq.timeout(timeout).GET().build(),
                         HttpResponse.BodyHandlers.ofString()).whenComplete((rs, e) -> {
                             if (e != null) {
                                 Throwable cause = e instanceof CompletionException && e.getCause() != null

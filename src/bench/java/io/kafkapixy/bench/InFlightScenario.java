@@ -77,7 +77,7 @@ final class InFlightScenario implements Scenario {
 
         @Override
         public void run() {
-            HttpRequest rq = HttpRequest.newBuilder(ctx.target.uri("/inflight")).timeout(Duration.ofSeconds(10))
+            HttpRequest rq = ctx.target.request("/inflight").timeout(Duration.ofSeconds(10))
                     .GET().build();
             while (!stop.get()) {
                 long start = System.nanoTime();

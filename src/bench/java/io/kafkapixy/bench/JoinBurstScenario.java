@@ -122,7 +122,7 @@ final class JoinBurstScenario implements Scenario {
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             List<CompletableFuture<HttpResponse<String>>> pings = new ArrayList<>();
             for (int i = 0; i < CLIENT_WARM_UP; i++) {
-                pings.add(http.sendAsync(HttpRequest.newBuilder(ctx.target.uri("/topics/-/messages")).GET().build(),
+                pings.add(http.sendAsync(ctx.target.request("/topics/-/messages").GET().build(),
                         HttpResponse.BodyHandlers.ofString()));
                 if (pings.size() % 100 == 0) {
                     CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);

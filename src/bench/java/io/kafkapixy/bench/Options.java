@@ -22,11 +22,14 @@ import io.kafkapixy.config.Durations;
  *                       default channel_buffer_size, 64, holds about 65 per group-topic)
  * @param longPoll       the server's {@code consumer.long_polling_timeout}; set on the bench's own proxy
  * @param fill           messages pre-filled for the consume scenarios; 0 sizes it from the measured produce rates
+ * @param token          a bearer token every call of the bench's clients sends (an external server's credential)
+ * @param clients        the bench's own proxy: named clients in a generated {@code auth.clients_file} (0: none), the
+ *                       bench's clients acting as one of them
  */
 record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPort> kafka, Duration duration,
                Duration warmup, Duration jitWarmup, List<Integer> parked, int parkedPerGroup, Duration longPoll, int idleTopics,
-               int parkedPerIdleTopic, int fill, Set<String> scenarios, Path out, Path jar, boolean keepTopics,
-               boolean help) {
+               int parkedPerIdleTopic, int fill, Optional<String> token, int clients, Set<String> scenarios, Path out,
+               Path jar, boolean keepTopics, boolean help) {
 
     static final List<String> ALL_SCENARIOS =
             List.of("footprint", "produce-sync", "produce-async", "stream-produce", "consume", "inflight", "share",
@@ -50,6 +53,9 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
               --parked-per-idle-topic 3  parked requests kept on each idle topic
               --fill N                   messages pre-filled for the consume scenarios (default: sized from the
                                          produce rates measured in this run, at most 400000)
+              --token T                  a bearer token sent with every REST and gRPC call (an external server's)
+              --clients N                the own proxy reads a clients file of N named clients, 10 rules each,
+                                         the bench acting as the last of them (the cost of permissions)
               --scenarios a,b            a subset of: footprint, produce-sync, produce-async, stream-produce,
                                          consume, inflight, share, capacity, idle-topics, join-burst
               --out path                 JSON results (default target/bench/results.json)
@@ -74,6 +80,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
         int idleTopics = 50;
         int perIdleTopic = 3;
         int fill = 0;
+        Optional<String> token = Optional.empty();
+        int clients = 0;
         Set<String> scenarios = new LinkedHashSet<>(ALL_SCENARIOS);
         Path out = Path.of("target/bench/results.json");
         Path jar = Path.of("target/kafka-pixy.jar");
@@ -117,6 +125,8 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
                 case "--idle-topics" -> idleTopics = positiveInt(name, value);
                 case "--parked-per-idle-topic" -> perIdleTopic = positiveInt(name, value);
                 case "--fill" -> fill = positiveInt(name, value);
+                case "--token" -> token = Optional.of(value);
+                case "--clients" -> clients = positiveInt(name, value);
                 case "--scenarios" -> scenarios = scenarios(value);
                 case "--out" -> out = Path.of(value);
                 case "--jar" -> jar = Path.of(value);
@@ -128,8 +138,12 @@ record Options(Optional<HostPort> grpc, Optional<HostPort> http, Optional<HostPo
             throw new IllegalArgumentException("--grpc, --http and --kafka go together (an external server and its "
                                                + "Kafka cluster)");
         }
-        return new Options(grpc, http, kafka, duration, warmup, jitWarmup, parked, perGroup, longPoll, idleTopics, perIdleTopic,
-                fill, scenarios, out, jar, keepTopics, help);
+        if (clients > 0 && (anyAddress || token.isPresent())) {
+            throw new IllegalArgumentException("--clients sets up the bench's own proxy and its token: not with an "
+                                               + "external server or --token");
+        }
+        return new Options(grpc, http, kafka, duration, warmup, jitWarmup, parked, perGroup, longPoll, idleTopics,
+                perIdleTopic, fill, token, clients, scenarios, out, jar, keepTopics, help);
     }
 
     private static Set<String> scenarios(String value) {

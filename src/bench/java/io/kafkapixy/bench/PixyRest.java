@@ -26,7 +26,7 @@ final class PixyRest implements AutoCloseable {
     /** POST /topics/{topic}/messages[?sync] with a text/plain body and no key. */
     void produce(String topic, byte[] value, boolean sync)
             throws IOException, InterruptedException, ClosedLoop.Unexpected {
-        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/messages" + (sync ? "?sync" : "")))
+        HttpRequest rq = target.request("/topics/" + topic + "/messages" + (sync ? "?sync" : ""))
                 .header("Content-Type", "text/plain").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(value)).build();
         HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
@@ -38,7 +38,7 @@ final class PixyRest implements AutoCloseable {
     /** GET /topics/{topic}/messages?group={group} (auto-ack): the JSON message, or empty on 408. */
     Optional<String> consume(String topic, String group)
             throws IOException, InterruptedException, ClosedLoop.Unexpected {
-        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/messages?group=" + group))
+        HttpRequest rq = target.request("/topics/" + topic + "/messages?group=" + group)
                 .timeout(longPoll.plusSeconds(10)).GET().build();
         HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
         if (rs.statusCode() == 200) {
@@ -53,8 +53,8 @@ final class PixyRest implements AutoCloseable {
     /** GET /topics/{topic}/messages?group={group}&noAck: the JSON message, or empty on 408. */
     Optional<jakarta.json.JsonObject> consumeNoAck(String topic, String group)
             throws IOException, InterruptedException, ClosedLoop.Unexpected {
-        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/messages?group=" + group
-                        + "&noAck")).timeout(longPoll.plusSeconds(10)).GET().build();
+        HttpRequest rq = target.request("/topics/" + topic + "/messages?group=" + group
+                        + "&noAck").timeout(longPoll.plusSeconds(10)).GET().build();
         HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
         if (rs.statusCode() == 200) {
             return Optional.of(jakarta.json.Json.createReader(new java.io.StringReader(rs.body())).readObject());
@@ -68,8 +68,8 @@ final class PixyRest implements AutoCloseable {
     /** POST /topics/{topic}/acks?group=&partition=&offset=. */
     void ack(String topic, String group, int partition, long offset)
             throws IOException, InterruptedException, ClosedLoop.Unexpected {
-        HttpRequest rq = HttpRequest.newBuilder(target.uri("/topics/" + topic + "/acks?group=" + group
-                        + "&partition=" + partition + "&offset=" + offset)).timeout(Duration.ofSeconds(30))
+        HttpRequest rq = target.request("/topics/" + topic + "/acks?group=" + group
+                        + "&partition=" + partition + "&offset=" + offset).timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.noBody()).build();
         HttpResponse<String> rs = http.send(rq, HttpResponse.BodyHandlers.ofString());
         if (rs.statusCode() != 200) {

@@ -74,17 +74,21 @@ final class ProcessStats implements AutoCloseable {
         }
     }
 
-    private final URI metrics;
+    private final HttpRequest.Builder metrics;
     private final OptionalLong pid;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
     ProcessStats(Target target) {
-        this(target.uri("/metrics"), target.proxyPid());
+        this(target.request("/metrics"), target.proxyPid());
     }
 
     /** A server whose Prometheus endpoint is {@code metrics}, with its pid when it is a child of this process. */
     ProcessStats(URI metrics, OptionalLong pid) {
+        this(HttpRequest.newBuilder(metrics), pid);
+    }
+
+    private ProcessStats(HttpRequest.Builder metrics, OptionalLong pid) {
         this.metrics = metrics;
         this.pid = pid;
     }
@@ -166,7 +170,7 @@ final class ProcessStats implements AutoCloseable {
      */
     private void scrape(Map<String, Double> first, Map<String, Double> sums, Map<String, Integer> series) {
         try {
-            HttpResponse<String> rs = http.send(HttpRequest.newBuilder(metrics)
+            HttpResponse<String> rs = http.send(metrics.copy()
                     .header("Accept", "text/plain").timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.ofString());
             if (rs.statusCode() != 200) {

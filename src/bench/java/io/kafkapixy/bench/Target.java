@@ -2,6 +2,7 @@ package io.kafkapixy.bench;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.kafkapixy.config.Durations;
 import io.kafkapixy.embedded.EmbeddedKafka;
+import io.kafkapixy.testing.GrpcHeaders;
 import io.kafkapixy.testing.PixyProcess;
 
 /**
@@ -26,16 +28,21 @@ final class Target implements AutoCloseable {
     private final Options.HostPort grpc;
     private final Options.HostPort http;
     private final String bootstrap;
+    private final Optional<String> authorization;
+    private final String auth;
     private final Optional<EmbeddedKafka> broker;
     private final Optional<ChildProxy> proxy;
     private final Thread shutdownHook;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private Target(Options.HostPort grpc, Options.HostPort http, String bootstrap, Optional<EmbeddedKafka> broker,
-                   Optional<ChildProxy> proxy) {
+    /** @param auth what the report says of the server's credentials */
+    private Target(Options.HostPort grpc, Options.HostPort http, String bootstrap, Optional<String> token, String auth,
+                   Optional<EmbeddedKafka> broker, Optional<ChildProxy> proxy) {
+        this.auth = auth;
         this.grpc = grpc;
         this.http = http;
         this.bootstrap = bootstrap;
+        this.authorization = token.map(t -> "Bearer " + t);
         this.broker = broker;
         this.proxy = proxy;
         this.shutdownHook = new Thread(this::stop, "bench-stop");
@@ -45,7 +52,8 @@ final class Target implements AutoCloseable {
     static Target start(Options options, Path logDir) throws IOException, InterruptedException {
         if (options.external()) {
             return new Target(options.grpc().orElseThrow(), options.http().orElseThrow(),
-                    options.kafka().orElseThrow().toString(), Optional.empty(), Optional.empty());
+                    options.kafka().orElseThrow().toString(), options.token(),
+                    options.token().isPresent() ? "bearer token" : "none", Optional.empty(), Optional.empty());
         }
         EmbeddedKafka kafka = EmbeddedKafka.start();
         try {
@@ -53,10 +61,19 @@ final class Target implements AutoCloseable {
             int grpcPort = ports[0];
             int restPort = ports[1];
             Path config = logDir.resolve("proxy.yaml");
-            Files.writeString(config, config(options, kafka.bootstrapServers(), grpcPort, restPort));
+            Optional<String> token = options.token();
+            String auth = "";
+            if (options.clients() > 0) {
+                Path clients = logDir.resolve("clients.yaml").toAbsolutePath();
+                token = Optional.of(BenchClients.write(clients, options.clients()));
+                auth = "auth:\n  clients_file: " + clients + "\n";
+            }
+            Files.writeString(config, config(options, kafka.bootstrapServers(), grpcPort, restPort) + auth);
             ChildProxy child = ChildProxy.start(options.jar(), config, restPort, logDir.resolve("proxy.log"));
             return new Target(new Options.HostPort("127.0.0.1", grpcPort), new Options.HostPort("127.0.0.1", restPort),
-                    kafka.bootstrapServers(), Optional.of(kafka), Optional.of(child));
+                    kafka.bootstrapServers(), token, options.clients() > 0 ? options.clients() + " named clients of "
+                    + BenchClients.RULES + " rules each" : token.isPresent() ? "bearer token" : "none",
+                    Optional.of(kafka), Optional.of(child));
         } catch (IOException | InterruptedException | RuntimeException e) {
             kafka.close();
             throw e;
@@ -95,10 +112,22 @@ final class Target implements AutoCloseable {
         return bootstrap;
     }
 
-    /** A new plaintext channel (one HTTP/2 connection) to the gRPC API; the caller shuts it down. */
+    /**
+     * A new plaintext channel (one HTTP/2 connection) to the gRPC API, its calls sending the bench's credential if it
+     * has one; the caller shuts it down.
+     */
     ManagedChannel newChannel() {
-        return ManagedChannelBuilder.forAddress(grpc.host(), grpc.port()).usePlaintext()
-                .maxInboundMessageSize(4 << 20).build();
+        ManagedChannelBuilder<?> channel = ManagedChannelBuilder.forAddress(grpc.host(), grpc.port()).usePlaintext()
+                .maxInboundMessageSize(4 << 20);
+        authorization.ifPresent(a -> channel.intercept(GrpcHeaders.header("authorization", a)));
+        return channel.build();
+    }
+
+    /** A request to the REST API, with the bench's credential if it has one. */
+    HttpRequest.Builder request(String pathAndQuery) {
+        HttpRequest.Builder rq = HttpRequest.newBuilder(uri(pathAndQuery));
+        authorization.ifPresent(a -> rq.header("Authorization", a));
+        return rq;
     }
 
     URI uri(String pathAndQuery) {
@@ -116,6 +145,7 @@ final class Target implements AutoCloseable {
         d.put("grpc", grpc.toString());
         d.put("http", http.toString());
         d.put("kafka", bootstrap);
+        d.put("auth", auth);
         proxy.ifPresent(p -> d.put("proxyCommand", p.command()));
         d.put("benchJvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
         d.put("cpus", Runtime.getRuntime().availableProcessors());

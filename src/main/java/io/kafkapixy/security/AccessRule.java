@@ -13,14 +13,28 @@ record AccessRule(Set<Operation> operations, List<NamePattern> topics, List<Name
     }
 
     boolean allowsOnTopic(Operation wanted, String topic) {
-        return allows(wanted) && topics.stream().anyMatch(p -> p.matches(topic));
+        return allows(wanted) && anyMatches(topics, topic);
     }
 
     boolean allowsOnGroup(Operation wanted, String group) {
-        return allows(wanted) && groups.stream().anyMatch(p -> p.matches(group));
+        return allows(wanted) && anyMatches(groups, group);
     }
 
     private boolean allows(Operation wanted) {
-        return operations.stream().anyMatch(o -> o.allows(wanted));
+        for (Operation granted : operations) {
+            if (granted.allows(wanted)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean anyMatches(List<NamePattern> patterns, String name) {
+        for (NamePattern p : patterns) {
+            if (p.matches(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

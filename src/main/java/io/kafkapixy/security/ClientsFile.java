@@ -45,6 +45,8 @@ public final class ClientsFile {
     private static final Set<String> CLIENT_KEYS = Set.of("name", "tokens", "jwt_subjects", "cert_subjects", "allow");
     private static final Set<String> RULE_KEYS = Set.of("operations", "topics", "groups");
     private static final String SHA256 = "sha256:";
+    /** Never used itself, only cloned (a clone is independent, so callers on any thread may digest at once). */
+    private static final MessageDigest SHA256_DIGEST = sha256();
 
     private final List<NamedClient> clients;
     private final Map<String, NamedClient> byTokenDigest;
@@ -100,8 +102,17 @@ public final class ClientsFile {
 
     static String hexDigest(String token) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(token.getBytes(StandardCharsets.UTF_8)));
+            // a clone of one instance: MessageDigest.getInstance looks the provider up on every call
+            MessageDigest sha256 = (MessageDigest) SHA256_DIGEST.clone();
+            return HexFormat.of().formatHex(sha256.digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -17,6 +17,7 @@ record NamePattern(String text) {
     }
 
     boolean matches(String name) {
-        return text.endsWith("*") ? name.startsWith(text.substring(0, text.length() - 1)) : text.equals(name);
+        int prefix = text.length() - 1;
+        return text.charAt(prefix) == '*' ? name.regionMatches(0, text, 0, prefix) : text.equals(name);
     }
 }

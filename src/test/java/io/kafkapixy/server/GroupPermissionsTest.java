@@ -117,6 +117,9 @@ class GroupPermissionsTest {
 
         assertTrue(kind.settledUpTo(kafka, group, topic) <= offset, "the group's offsets did not move");
         assertEquals(0L, kafka.endOffsets(deadLetters, 1).get(0), "no refused reject reached the dead-letter topic");
+        TestKafka.Waits.until(Duration.ofSeconds(30), "the group listed as the topic's consumer",
+                () -> consumers("dashboard-token").containsKey(group));
+        assertFalse(consumers("stranger-token").containsKey(group), "a group the client may not describe is left out");
         assertEquals(offset, take("worker-token").getJsonNumber("offset").longValue(),
                 "offered again after its ack_timeout: neither acked nor rejected nor renewed by the refused calls");
         assertEquals(200, settle("worker-token", "acks", offset).statusCode());
@@ -213,6 +216,12 @@ class GroupPermissionsTest {
     private JsonObject take(String token) {
         HttpResponse<String> rs = send(token, HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/messages?group="
                 + group + "&noAck")).GET());
+        assertEquals(200, rs.statusCode(), rs.body());
+        return object(rs.body());
+    }
+
+    private JsonObject consumers(String token) {
+        HttpResponse<String> rs = send(token, HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/consumers")).GET());
         assertEquals(200, rs.statusCode(), rs.body());
         return object(rs.body());
     }
