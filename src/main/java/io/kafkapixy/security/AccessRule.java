@@ -1,5 +1,7 @@
 package io.kafkapixy.security;
 
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -7,7 +9,9 @@ import java.util.Set;
 record AccessRule(Set<Operation> operations, List<NamePattern> topics, List<NamePattern> groups) {
 
     AccessRule {
-        operations = Set.copyOf(operations);
+        // an EnumSet: iterated on every call, and immutable as the record's other parts
+        operations = Collections.unmodifiableSet(operations.isEmpty() ? EnumSet.noneOf(Operation.class)
+                : EnumSet.copyOf(operations));
         topics = List.copyOf(topics);
         groups = List.copyOf(groups);
     }

@@ -7,17 +7,34 @@ import java.util.List;
  * do. Permissions are checked per resource, as Kafka's ACLs are: a call on a topic and a group needs the operation on
  * the topic from some rule and on the group from some rule (the same one or another); no rule denies.
  */
-public record NamedClient(String name, List<AccessRule> allow) {
+public final class NamedClient {
 
     private static final NamePattern EVERY = new NamePattern("*");
+
+    private final String name;
+    private final List<AccessRule> allow;
+    /** Asked on every REST call: worked out once. */
+    private final boolean everything;
 
     /** A client known by a credential but given no permission (a valid JWT whose subject is no client's). */
     public static NamedClient withoutPermissions(String name) {
         return new NamedClient(name, List.of());
     }
 
-    public NamedClient {
-        allow = List.copyOf(allow);
+    public NamedClient(String name, List<AccessRule> allow) {
+        this.name = name;
+        this.allow = List.copyOf(allow);
+        this.everything = this.allow.stream().anyMatch(r -> r.operations().contains(Operation.ALL)
+                && r.topics().contains(EVERY) && r.groups().contains(EVERY));
+    }
+
+    /** The principal that logs, meters and refusals name. */
+    public String name() {
+        return name;
+    }
+
+    public List<AccessRule> allow() {
+        return allow;
     }
 
     /**
@@ -41,12 +58,7 @@ public record NamedClient(String name, List<AccessRule> allow) {
 
     /** Whether this client may do everything on every topic and group (a bearer token, an open instance). */
     public boolean mayDoEverything() {
-        for (AccessRule r : allow) {
-            if (r.operations().contains(Operation.ALL) && r.topics().contains(EVERY) && r.groups().contains(EVERY)) {
-                return true;
-            }
-        }
-        return false;
+        return everything;
     }
 
     /** Whether this client may describe {@code topic}: what a listing of topics shows it. */
@@ -57,5 +69,10 @@ public record NamedClient(String name, List<AccessRule> allow) {
     /** Whether this client may describe {@code group}: what a listing of consumers shows it. */
     public boolean mayDescribeGroup(String group) {
         return may(Operation.DESCRIBE, null, group);
+    }
+
+    @Override
+    public String toString() {
+        return "NamedClient[" + name + ", " + allow + "]";
     }
 }
