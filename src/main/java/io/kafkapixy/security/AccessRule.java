@@ -1,19 +1,42 @@
 package io.kafkapixy.security;
 
-import java.util.Collections;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
 /** One {@code allow} entry of a client: these operations on these topics and on these groups. */
-record AccessRule(Set<Operation> operations, List<NamePattern> topics, List<NamePattern> groups) {
+final class AccessRule {
 
-    AccessRule {
-        // an EnumSet: iterated on every call, and immutable as the record's other parts
-        operations = Collections.unmodifiableSet(operations.isEmpty() ? EnumSet.noneOf(Operation.class)
-                : EnumSet.copyOf(operations));
-        topics = List.copyOf(topics);
-        groups = List.copyOf(groups);
+    private final Set<Operation> operations;
+    private final List<NamePattern> topics;
+    private final List<NamePattern> groups;
+    /** Bit {@code ordinal} set for each operation the granted ones allow: asked on every call, worked out once. */
+    private final int allowed;
+
+    AccessRule(Set<Operation> operations, List<NamePattern> topics, List<NamePattern> groups) {
+        this.operations = Set.copyOf(operations);
+        this.topics = List.copyOf(topics);
+        this.groups = List.copyOf(groups);
+        int bits = 0;
+        for (Operation wanted : Operation.values()) {
+            for (Operation granted : this.operations) {
+                if (granted.allows(wanted)) {
+                    bits |= 1 << wanted.ordinal();
+                }
+            }
+        }
+        this.allowed = bits;
+    }
+
+    Set<Operation> operations() {
+        return operations;
+    }
+
+    List<NamePattern> topics() {
+        return topics;
+    }
+
+    List<NamePattern> groups() {
+        return groups;
     }
 
     boolean allowsOnTopic(Operation wanted, String topic) {
@@ -25,12 +48,7 @@ record AccessRule(Set<Operation> operations, List<NamePattern> topics, List<Name
     }
 
     private boolean allows(Operation wanted) {
-        for (Operation granted : operations) {
-            if (granted.allows(wanted)) {
-                return true;
-            }
-        }
-        return false;
+        return (allowed & 1 << wanted.ordinal()) != 0;
     }
 
     private static boolean anyMatches(List<NamePattern> patterns, String name) {
@@ -40,5 +58,10 @@ record AccessRule(Set<Operation> operations, List<NamePattern> topics, List<Name
             }
         }
         return false;
+    }
+
+    @Override
+    public String toString() {
+        return "AccessRule[operations=" + operations + ", topics=" + topics + ", groups=" + groups + "]";
     }
 }

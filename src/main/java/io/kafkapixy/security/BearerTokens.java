@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -19,9 +18,9 @@ public final class BearerTokens {
 
     private static final String SCHEME = "bearer ";
 
-    private final List<byte[]> digests;
+    private final List<TokenDigest> digests;
 
-    private BearerTokens(List<byte[]> digests) {
+    private BearerTokens(List<TokenDigest> digests) {
         this.digests = List.copyOf(digests);
     }
 
@@ -77,10 +76,10 @@ public final class BearerTokens {
             || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return false;
         }
-        byte[] presented = digest(authorization.substring(SCHEME.length()).strip());
+        TokenDigest presented = digest(authorization.substring(SCHEME.length()).strip());
         boolean match = false;
-        for (byte[] d : digests) {
-            match |= MessageDigest.isEqual(d, presented);
+        for (TokenDigest d : digests) {
+            match |= d.equals(presented);
         }
         return match;
     }
@@ -89,11 +88,7 @@ public final class BearerTokens {
         return digests.size();
     }
 
-    private static byte[] digest(String token) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    private static TokenDigest digest(String token) {
+        return TokenDigest.of(token);
     }
 }

@@ -1,11 +1,7 @@
 package io.kafkapixy.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,15 +41,13 @@ public final class ClientsFile {
     private static final Set<String> CLIENT_KEYS = Set.of("name", "tokens", "jwt_subjects", "cert_subjects", "allow");
     private static final Set<String> RULE_KEYS = Set.of("operations", "topics", "groups");
     private static final String SHA256 = "sha256:";
-    /** Never used itself, only cloned (a clone is independent, so callers on any thread may digest at once). */
-    private static final MessageDigest SHA256_DIGEST = sha256();
 
     private final List<NamedClient> clients;
-    private final Map<String, NamedClient> byTokenDigest;
+    private final Map<TokenDigest, NamedClient> byTokenDigest;
     private final Map<String, NamedClient> byJwtSubject;
     private final Map<String, NamedClient> byCertSubject;
 
-    private ClientsFile(List<NamedClient> clients, Map<String, NamedClient> byTokenDigest,
+    private ClientsFile(List<NamedClient> clients, Map<TokenDigest, NamedClient> byTokenDigest,
                         Map<String, NamedClient> byJwtSubject, Map<String, NamedClient> byCertSubject) {
         this.clients = List.copyOf(clients);
         this.byTokenDigest = Map.copyOf(byTokenDigest);
@@ -87,7 +81,7 @@ public final class ClientsFile {
 
     /** The client whose token this is. */
     public Optional<NamedClient> byToken(String token) {
-        return Optional.ofNullable(byTokenDigest.get(hexDigest(token)));
+        return Optional.ofNullable(byTokenDigest.get(TokenDigest.of(token)));
     }
 
     /** The client a valid JWT with this {@code sub} acts as. */
@@ -101,27 +95,13 @@ public final class ClientsFile {
     }
 
     static String hexDigest(String token) {
-        try {
-            // a clone of one instance: MessageDigest.getInstance looks the provider up on every call
-            MessageDigest sha256 = (MessageDigest) SHA256_DIGEST.clone();
-            return HexFormat.of().formatHex(sha256.digest(token.getBytes(StandardCharsets.UTF_8)));
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return TokenDigest.of(token).hex();
     }
 
     /** Reads the entries one by one, keeping every credential's owner so that none is given to two clients. */
     private static final class Builder {
         final List<NamedClient> clients = new ArrayList<>();
-        final Map<String, NamedClient> byTokenDigest = new HashMap<>();
+        final Map<TokenDigest, NamedClient> byTokenDigest = new HashMap<>();
         final Map<String, NamedClient> byJwtSubject = new HashMap<>();
         final Map<String, NamedClient> byCertSubject = new HashMap<>();
         final Set<String> names = new LinkedHashSet<>();
@@ -145,7 +125,7 @@ public final class ClientsFile {
             NamedClient client = new NamedClient(name, rules);
             int ways = 0;
             for (String token : strings(c.get("tokens"), at + ": tokens")) {
-                String digest = token.startsWith(SHA256) ? digestGiven(token, at) : hexDigest(token);
+                TokenDigest digest = token.startsWith(SHA256) ? digestGiven(token, at) : TokenDigest.of(token);
                 claim(byTokenDigest, digest, client, at + ": a token");
                 ways++;
             }
@@ -169,15 +149,15 @@ public final class ClientsFile {
             clients.add(client);
         }
 
-        private static String digestGiven(String token, String at) {
+        private static TokenDigest digestGiven(String token, String at) {
             String hex = token.substring(SHA256.length()).toLowerCase(Locale.ROOT);
             if (!hex.matches("[0-9a-f]{64}")) {
                 throw new IllegalArgumentException(at + ": tokens: sha256: takes the 64 hex digits of a SHA-256");
             }
-            return hex;
+            return TokenDigest.ofHex(hex);
         }
 
-        private static void claim(Map<String, NamedClient> owners, String key, NamedClient client, String what) {
+        private static <K> void claim(Map<K, NamedClient> owners, K key, NamedClient client, String what) {
             NamedClient before = owners.putIfAbsent(key, client);
             if (before != null) {
                 throw new IllegalArgumentException(what + " is also " + before.name() + "'s");
