@@ -5,8 +5,11 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -19,6 +22,7 @@ import java.util.function.Function;
 public final class ReloadedFile<T> {
 
     private static final System.Logger LOG = System.getLogger(ReloadedFile.class.getName());
+    private static final long READ_ANYWAY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final Path path;
     private final Function<String, T> parse;
@@ -26,6 +30,9 @@ public final class ReloadedFile<T> {
     private volatile T current;
     /** The content last read, good or bad, so that an unchanged file is not parsed or logged again. */
     private String lastText;
+    /** The file's stamp when it was last read: an unchanged stamp is not read again (a large file, every 2 s). */
+    private Optional<Stamp> lastStamp = Optional.empty();
+    private long lastReadNanos;
     private volatile Optional<String> problem = Optional.empty();
 
     /**
@@ -37,7 +44,9 @@ public final class ReloadedFile<T> {
         this.path = path;
         this.parse = parse;
         this.what = what;
+        Optional<Stamp> stamp = Stamp.of(path);
         String text = read().orElseThrow(() -> new IllegalArgumentException(what + ": cannot read " + path));
+        this.lastStamp = stamp;
         try {
             this.current = parse.apply(text);
         } catch (IllegalArgumentException e) {
@@ -62,6 +71,12 @@ public final class ReloadedFile<T> {
      * @return whether the value changed
      */
     public synchronized boolean refresh() {
+        Optional<Stamp> stamp = Stamp.of(path);
+        // a same-size rewrite within the file system's timestamp tick keeps the stamp: read once a minute anyway
+        if (stamp.isPresent() && stamp.equals(lastStamp) && System.nanoTime() - lastReadNanos < READ_ANYWAY_NANOS) {
+            return false;
+        }
+        lastStamp = stamp;
         Optional<String> text = read();
         if (text.isEmpty()) {
             report("cannot read " + path + "; the last good one stays in use", null);
@@ -94,10 +109,27 @@ public final class ReloadedFile<T> {
     }
 
     private Optional<String> read() {
+        lastReadNanos = System.nanoTime();
         try {
             return Optional.of(Files.readString(path, StandardCharsets.UTF_8));
         } catch (IOException e) {
             return Optional.empty();
+        }
+    }
+
+    /**
+     * What tells a changed file without reading it: its modification time, size and identity (a Kubernetes Secret
+     * or ConfigMap update swaps a symbolic link to a new file, which the path resolves to).
+     */
+    private record Stamp(FileTime modified, long size, Object fileKey) {
+
+        static Optional<Stamp> of(Path path) {
+            try {
+                BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+                return Optional.of(new Stamp(a.lastModifiedTime(), a.size(), a.fileKey()));
+            } catch (IOException e) {
+                return Optional.empty();
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ package io.kafkapixy.security;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
@@ -60,6 +61,22 @@ class ReloadedFileTest {
         assertTrue(clients.refresh());
         assertEquals(Optional.empty(), clients.problem());
         assertTrue(clients.current().byToken("tb").isEmpty());
+    }
+
+    @Test
+    void aFileWhoseTimeSizeAndIdentityAreUnchangedIsNotReadAgain() throws Exception {
+        Path file = write(ONE);
+        ReloadedFile<ClientsFile> clients = new ReloadedFile<>(file, ClientsFile::parse, "auth.clients_file");
+        FileTime modified = Files.getLastModifiedTime(file);
+
+        Files.writeString(file, ONLY_B);
+        Files.setLastModifiedTime(file, modified);
+        assertFalse(clients.refresh(), "same time, size and file: not read (a large file is not read every 2 s)");
+        assertEquals("a", clients.current().byToken("ta").orElseThrow().name());
+
+        Files.setLastModifiedTime(file, FileTime.fromMillis(modified.toMillis() + 1_000));
+        assertTrue(clients.refresh(), "a new time: read");
+        assertEquals("b", clients.current().byToken("tb").orElseThrow().name());
     }
 
     @Test
