@@ -64,7 +64,7 @@ public final class BearerTokens {
                                                + (file.isEmpty() || envName.isEmpty() ? "" : " or ")
                                                + (envName.isEmpty() ? "" : "auth.bearer_tokens_env"));
         }
-        return new BearerTokens(tokens.stream().map(BearerTokens::digest).toList());
+        return new BearerTokens(tokens.stream().map(TokenDigest::of).toList());
     }
 
     /**
@@ -76,7 +76,7 @@ public final class BearerTokens {
             || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return false;
         }
-        TokenDigest presented = digest(authorization.substring(SCHEME.length()).strip());
+        TokenDigest presented = TokenDigest.of(authorization.substring(SCHEME.length()).strip());
         boolean match = false;
         for (TokenDigest d : digests) {
             match |= d.equals(presented);
@@ -86,9 +86,5 @@ public final class BearerTokens {
 
     public int size() {
         return digests.size();
-    }
-
-    private static TokenDigest digest(String token) {
-        return TokenDigest.of(token);
     }
 }

@@ -94,10 +94,6 @@ public final class ClientsFile {
         return Optional.ofNullable(byCertSubject.get(subject.getName(X500Principal.CANONICAL)));
     }
 
-    static String hexDigest(String token) {
-        return TokenDigest.of(token).hex();
-    }
-
     /** Reads the entries one by one, keeping every credential's owner so that none is given to two clients. */
     private static final class Builder {
         final List<NamedClient> clients = new ArrayList<>();

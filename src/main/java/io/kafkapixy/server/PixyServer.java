@@ -101,8 +101,7 @@ public final class PixyServer implements AutoCloseable {
         Optional<Identities> identities = auth.map(AuthFiles::identities);
         Guard guard = Guard.logging(metrics::authRefusal);
         Optional<GrpcServer> grpc = grpcAddr.map(a -> GrpcServer.start(a.host(), a.port(), tls, identities, guard,
-                limits,
-                proxies, readiness, metrics, config.accessLog()));
+                limits, proxies, readiness, metrics, config.accessLog()));
         boolean started = false;
         try {
             Optional<WebServer> rest = restAddr.map(a -> rest(a, config, tls, identities, guard, proxies, metrics,
@@ -119,8 +118,7 @@ public final class PixyServer implements AutoCloseable {
 
     private static WebServer rest(ListenAddress addr, PixyConfig config, Optional<ServerTls> tls,
                                   Optional<Identities> identities, Guard guard, ProxySet proxies,
-                                  PixyMetrics metrics,
-                                  Readiness readiness) {
+                                  PixyMetrics metrics, Readiness readiness) {
         LimitsConfig limits = config.limits();
         WebServerConfig.Builder builder = WebServer.builder().shutdownHook(false)
                 // every feature is added here, explicitly

@@ -28,7 +28,7 @@ class ClientsFileTest {
                 tokens: ["sha256:%s"]
                 allow:
                   - {operations: [describe], topics: ["*"], groups: ["*"]}
-            """.formatted(ClientsFile.hexDigest("dash-token"));
+            """.formatted(TokenDigest.of("dash-token").hex());
 
     @Test
     void eachCredentialLeadsToItsClient() {

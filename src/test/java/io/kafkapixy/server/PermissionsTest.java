@@ -277,16 +277,7 @@ class PermissionsTest {
     void aJwtOfTheIdentityProviderActsAsTheClientNamingItsSubject() throws Exception {
         RSAKey key = new RSAKeyGenerator(2048).keyID("idp-1").generate();
         Path jwks = Files.writeString(dir.resolve("jwks.json"), new JWKSet(key.toPublicJWK()).toString());
-        Files.writeString(clientsFile, clients("""
-                  - name: jwt-writer
-                    jwt_subjects: [svc-orders]
-                    allow:
-                      - {operations: [write], topics: ["%s"]}
-                """.formatted(orders)));
-        pixy.close();
-        pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap()).withAuth(AuthConfig.NONE
-                .with(AuthConfig.CLIENTS_FILE, clientsFile.toString()).with(AuthConfig.JWKS_PATH, jwks.toString())
-                .with(AuthConfig.ISSUER, "https://idp.test").with(AuthConfig.AUDIENCE, "kafka-pixy")));
+        restartWithJwtWriter(AuthConfig.JWKS_PATH, jwks.toString());
 
         assertEquals(200, produce(jwt(key, "svc-orders", "kafka-pixy"), orders).statusCode());
         assertEquals(403, produce(jwt(key, "svc-unknown", "kafka-pixy"), orders).statusCode(), "known, no permission");
@@ -315,17 +306,7 @@ class PermissionsTest {
         });
         idp.start();
         try {
-            Files.writeString(clientsFile, clients("""
-                      - name: jwt-writer
-                        jwt_subjects: [svc-orders]
-                        allow:
-                          - {operations: [write], topics: ["%s"]}
-                    """.formatted(orders)));
-            pixy.close();
-            pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap()).withAuth(AuthConfig.NONE
-                    .with(AuthConfig.CLIENTS_FILE, clientsFile.toString())
-                    .with(AuthConfig.JWKS_URL, "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks")
-                    .with(AuthConfig.ISSUER, "https://idp.test").with(AuthConfig.AUDIENCE, "kafka-pixy")));
+            restartWithJwtWriter(AuthConfig.JWKS_URL, "http://127.0.0.1:" + idp.getAddress().getPort() + "/jwks");
 
             assertEquals(200, produce(jwt(first, "svc-orders", "kafka-pixy"), orders).statusCode());
             assertEquals(401, produce(jwt(foreign, "svc-orders", "kafka-pixy"), orders).statusCode(),
@@ -342,6 +323,23 @@ class PermissionsTest {
         } finally {
             idp.stop(0);
         }
+    }
+
+    /**
+     * The proxy started again with JWTs of {@code https://idp.test} for {@code kafka-pixy} checked against the keys
+     * {@code keys} names, and a client {@code jwt-writer} (subject {@code svc-orders}) that may write orders.
+     */
+    private void restartWithJwtWriter(io.kafkapixy.config.ConfigKey<String> keys, String where) throws Exception {
+        Files.writeString(clientsFile, clients("""
+                  - name: jwt-writer
+                    jwt_subjects: [svc-orders]
+                    allow:
+                      - {operations: [write], topics: ["%s"]}
+                """.formatted(orders)));
+        pixy.close();
+        pixy = RunningPixy.start(RunningPixy.config(kafka.bootstrap()).withAuth(AuthConfig.NONE
+                .with(AuthConfig.CLIENTS_FILE, clientsFile.toString()).with(keys, where)
+                .with(AuthConfig.ISSUER, "https://idp.test").with(AuthConfig.AUDIENCE, "kafka-pixy")));
     }
 
     private static String jwt(RSAKey key, String subject, String audience) throws Exception {
