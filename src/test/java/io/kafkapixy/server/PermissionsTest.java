@@ -106,6 +106,9 @@ class PermissionsTest {
     @Test
     void aRestProduceIsWrittenForItsWriterAndRefusedToOthersBeforeAnythingIsWritten() {
         assertEquals(200, produce("w-token", orders).statusCode());
+        assertEquals(200, send("w-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders + "/messages?sync&group="
+                + readers + "-1")).header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("g")))
+                .statusCode(), "a group parameter, which a produce does not take, asks nothing of the writer");
         HttpResponse<String> dashboard = produce("d-token", orders);
         HttpResponse<String> otherTopic = produce("w-token", payments);
         HttpResponse<String> unknown = produce("guess", orders);
@@ -114,7 +117,7 @@ class PermissionsTest {
         assertEquals("Forbidden", object(dashboard.body()).getString("error"));
         assertEquals(403, otherTopic.statusCode());
         assertEquals(401, unknown.statusCode());
-        assertEquals(1L, kafka.endOffsets(orders, 1).get(0), "only the writer's message");
+        assertEquals(2L, kafka.endOffsets(orders, 1).get(0), "only the writer's messages");
         assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
         assertTrue(Scrape.parse(send("d-token", HttpRequest.newBuilder(pixy.uri("/metrics")).GET()).body())
                 .value("kafkapixy_auth_refusals_total", "client", "dashboard", "operation", "write") >= 1);
@@ -225,7 +228,9 @@ class PermissionsTest {
 
     @Test
     void aChangedClientsFileAppliesWhileTheProxyRunsAndABrokenOneKeepsTheLastGood() throws Exception {
+        // over REST and over one gRPC connection, which remembers its last token until the file changes
         assertEquals(401, produce("new-token", orders).statusCode());
+        assertEquals(Status.Code.UNAUTHENTICATED, grpcProduce("new-token"));
 
         Files.writeString(clientsFile, clients("""
                   - name: newcomer
@@ -234,15 +239,16 @@ class PermissionsTest {
                       - {operations: [write], topics: ["%s"]}
                 """.formatted(orders)));
         TestKafka.Waits.until(Duration.ofSeconds(30), "the newcomer let in",
-                () -> produce("new-token", orders).statusCode() == 200);
+                () -> produce("new-token", orders).statusCode() == 200 && grpcProduce("new-token") == Status.Code.OK);
 
         Files.writeString(clientsFile, "clients: [{name: broken, tokens: [x], allow: [{operations: [wirte]}]}]\n");
         TestKafka.Waits.holdsFor(Duration.ofSeconds(5), "the last good file kept",
-                () -> produce("new-token", orders).statusCode() == 200);
+                () -> produce("new-token", orders).statusCode() == 200 && grpcProduce("new-token") == Status.Code.OK);
 
         Files.writeString(clientsFile, clients(""));
         TestKafka.Waits.until(Duration.ofSeconds(30), "the newcomer shut out",
-                () -> produce("new-token", orders).statusCode() == 401);
+                () -> produce("new-token", orders).statusCode() == 401
+                      && grpcProduce("new-token") == Status.Code.UNAUTHENTICATED);
     }
 
     @Test
@@ -353,6 +359,15 @@ class PermissionsTest {
     private HttpResponse<String> produce(String token, String topic) {
         return send(token, HttpRequest.newBuilder(pixy.uri("/topics/" + topic + "/messages?sync"))
                 .header("Content-Type", "text/plain").POST(HttpRequest.BodyPublishers.ofString("m")));
+    }
+
+    private Status.Code grpcProduce(String token) {
+        try {
+            stub(token).produce(ProdRq.newBuilder().setTopic(orders).setMessage(ByteString.copyFromUtf8("g")).build());
+            return Status.Code.OK;
+        } catch (StatusRuntimeException e) {
+            return e.getStatus().getCode();
+        }
     }
 
     private HttpResponse<String> send(String token, HttpRequest.Builder rq) {

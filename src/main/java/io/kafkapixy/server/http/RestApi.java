@@ -68,17 +68,26 @@ public final class RestApi {
         Set<String> paths = new LinkedHashSet<>();
         ProduceHandler produce = new ProduceHandler();
         ConsumeHandler consume = new ConsumeHandler();
-        resource(routing, paths, Method.POST, "/topics/{topic}/messages", Operation.WRITE, produce::handle);
-        resource(routing, paths, Method.GET, "/topics/{topic}/messages", Operation.READ, consume::consume);
-        resource(routing, paths, Method.POST, "/topics/{topic}/acks", Operation.READ, consume::ack);
-        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", Operation.READ, consume::reject);
-        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", Operation.READ, consume::renew);
+        resource(routing, paths, Method.POST, "/topics/{topic}/messages", Operation.WRITE, false,
+                produce::handle);
+        resource(routing, paths, Method.GET, "/topics/{topic}/messages", Operation.READ, true,
+                consume::consume);
+        resource(routing, paths, Method.POST, "/topics/{topic}/acks", Operation.READ, true,
+                consume::ack);
+        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", Operation.READ, true,
+                consume::reject);
+        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", Operation.READ, true,
+                consume::renew);
         AdminHandler admin = new AdminHandler();
-        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", Operation.DESCRIBE, admin::getOffsets);
-        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", Operation.ALTER, admin::setOffsets);
+        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", Operation.DESCRIBE, true,
+                admin::getOffsets);
+        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", Operation.ALTER, true,
+                admin::setOffsets);
         // the groups it lists are those the client may describe
-        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", Operation.DESCRIBE, admin::listConsumers);
-        resource(routing, paths, Method.GET, "/topics/{topic}", Operation.DESCRIBE, admin::topicMetadata);
+        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", Operation.DESCRIBE, true,
+                admin::listConsumers);
+        resource(routing, paths, Method.GET, "/topics/{topic}", Operation.DESCRIBE, false,
+                admin::topicMetadata);
         clusterResource(routing, paths, Method.GET, "/topics", admin::listTopics);
         routing.get("/_ping", (req, res) -> res.send("pong"));
         paths.add("/_ping");
@@ -134,13 +143,14 @@ public final class RestApi {
 
     /**
      * Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}: a call whose client may
-     * not do {@code operation} on the topic (and on the {@code group} it names, if any) is refused before the handler
-     * runs.
+     * not do {@code operation} on the topic (and, where the resource takes a group, on the {@code group} it names, if
+     * any) is refused before the handler runs. A group parameter a resource does not take is ignored, as its handler
+     * ignores it: a produce naming one needs write on the topic only.
      */
     private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
-                          Operation operation, TopicHandler handler) {
+                          Operation operation, boolean takesGroup, TopicHandler handler) {
         Handler h = (req, res) -> call((proxy, topic, rq, rs) -> {
-            guard.checkLazily(RestAuth.client(rq), operation, topic, () -> namedGroup(rq));
+            guard.checkLazily(RestAuth.client(rq), operation, topic, () -> takesGroup ? namedGroup(rq) : null);
             handler.handle(proxy, topic, rq, rs);
         }, req, res);
         add(routing, paths, method, path, h);
