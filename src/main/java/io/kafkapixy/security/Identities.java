@@ -44,12 +44,23 @@ public final class Identities {
      * @return who the request acts as; empty when it is not authenticated
      */
     public Optional<NamedClient> identify(String authorization, X500Principal certificate) {
+        return identify(authorization, certificate, null);
+    }
+
+    /**
+     * As {@link #identify(String, X500Principal)} for a call on a connection whose last token is remembered.
+     *
+     * @param connection what the call's connection presented before; null when not known
+     */
+    public Optional<NamedClient> identify(String authorization, X500Principal certificate,
+                                          ConnectionIdentity connection) {
         Optional<ClientsFile> file = clients.get();
         if (tokens.isEmpty() && file.isEmpty() && jwt.isEmpty()) {
             return Optional.of(ANYONE);
         }
         if (authorization != null) {
-            return bearer(authorization, file);
+            NamedClient known = connection == null ? null : connection.recall(authorization, file.orElse(null));
+            return known != null ? Optional.of(known) : bearer(authorization, file, connection);
         }
         if (certificate != null && file.isPresent()) {
             return Optional.of(file.get().byCertSubject(certificate)
@@ -58,21 +69,33 @@ public final class Identities {
         return Optional.empty();
     }
 
-    private Optional<NamedClient> bearer(String authorization, Optional<ClientsFile> file) {
+    private Optional<NamedClient> bearer(String authorization, Optional<ClientsFile> file,
+                                         ConnectionIdentity connection) {
         if (authorization.length() <= SCHEME.length()
             || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
             return Optional.empty();
         }
         if (tokens.isPresent() && tokens.get().accepts(authorization)) {
-            return Optional.of(BEARER_TOKEN);
+            return remembered(authorization, file, connection, BEARER_TOKEN);
         }
         String credential = authorization.substring(SCHEME.length()).strip();
         Optional<NamedClient> named = file.flatMap(f -> f.byToken(credential));
-        if (named.isPresent() || jwt.isEmpty()) {
+        if (named.isPresent()) {
+            return remembered(authorization, file, connection, named.get());
+        }
+        if (jwt.isEmpty()) {
             return named;
         }
         return jwt.get().subject(credential).map(subject -> file.flatMap(f -> f.byJwtSubject(subject))
                 .orElseGet(() -> NamedClient.withoutPermissions(subject)));
+    }
+
+    private static Optional<NamedClient> remembered(String authorization, Optional<ClientsFile> file,
+                                                    ConnectionIdentity connection, NamedClient client) {
+        if (connection != null) {
+            connection.remember(authorization, file.orElse(null), client);
+        }
+        return Optional.of(client);
     }
 
     private static NamedClient everything(String name) {

@@ -1,10 +1,10 @@
 package io.kafkapixy.security;
 
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Date;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.security.auth.x500.X500Principal;
 
@@ -17,6 +17,7 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import io.kafkapixy.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Who a request acts as: a configured bearer token may do everything; a named client's token, JWT subject or
  * certificate subject acts as that client; a valid JWT or a verified certificate that is no client's is known but
- * may do nothing; anything else is not authenticated. With nothing configured, anyone may do everything.
+ * may do nothing; anything else is not authenticated. With nothing configured, anyone may do everything. A
+ * connection's last token is remembered only while it is the same token of the same credentials.
  */
 class IdentitiesTest {
 
@@ -43,10 +45,12 @@ class IdentitiesTest {
             """);
 
     private final RSAKey key = rsa();
+    private final MutableClock clock = new MutableClock(NOW);
+    private final AtomicReference<ClientsFile> file = new AtomicReference<>(FILE);
     private final Identities identities = new Identities(
-            Optional.of(BearerTokens.load("", "TOKENS", name -> "admin-token")), () -> Optional.of(FILE),
+            Optional.of(BearerTokens.load("", "TOKENS", name -> "admin-token")), () -> Optional.of(file.get()),
             Optional.of(new JwtCheck(new ImmutableJWKSet<>(new JWKSet(key.toPublicJWK())), "https://idp", "pixy",
-                    Clock.fixed(NOW, ZoneOffset.UTC))));
+                    clock)));
 
     @Test
     void aConfiguredBearerTokenMayDoEverything() {
@@ -95,6 +99,46 @@ class IdentitiesTest {
                 Optional::empty, Optional.empty());
 
         assertEquals(Optional.empty(), tokensOnly.identify(null, new X500Principal("CN=orders")));
+    }
+
+    @Test
+    void aConnectionsTokenIsRecalledOnlyWhileTheClientsFileItWasFoundInIsTheCurrentOne() {
+        ConnectionIdentity connection = new ConnectionIdentity();
+        assertEquals("orders-writer", identities.identify("Bearer s3cr3t", null, connection).orElseThrow().name());
+        assertEquals("orders-writer", identities.identify("Bearer s3cr3t", null, connection).orElseThrow().name());
+
+        file.set(ClientsFile.parse("""
+                clients:
+                  - name: orders-reader
+                    tokens: [r3ad3r]
+                    allow:
+                      - {operations: [read], topics: ["orders.*"], groups: ["*"]}
+                """));
+
+        assertEquals(Optional.empty(), identities.identify("Bearer s3cr3t", null, connection), "removed on reload");
+        assertEquals("orders-reader", identities.identify("Bearer r3ad3r", null, connection).orElseThrow().name());
+    }
+
+    @Test
+    void anotherTokenOnTheSameConnectionIsLookedUpAsWhatItIs() {
+        ConnectionIdentity connection = new ConnectionIdentity();
+        assertEquals("orders-writer", identities.identify("Bearer s3cr3t", null, connection).orElseThrow().name());
+
+        assertEquals(Optional.empty(), identities.identify("Bearer s3cr3u", null, connection), "one letter off");
+        assertEquals(Optional.empty(), identities.identify("Bearer s3cr3", null, connection), "a prefix");
+        assertSame(Identities.BEARER_TOKEN, identities.identify("Bearer admin-token", null, connection).orElseThrow());
+        assertEquals("orders-writer", identities.identify("Bearer s3cr3t", null, connection).orElseThrow().name());
+    }
+
+    @Test
+    void aJwtIsNotRecalledOnItsConnectionSinceItExpires() throws Exception {
+        ConnectionIdentity connection = new ConnectionIdentity();
+        String token = "Bearer " + jwt("svc-orders");
+        assertEquals("orders-writer", identities.identify(token, null, connection).orElseThrow().name());
+
+        clock.advance(Duration.ofMinutes(15));
+
+        assertEquals(Optional.empty(), identities.identify(token, null, connection), "expired");
     }
 
     private String jwt(String subject) throws Exception {

@@ -119,6 +119,9 @@ public final class GrpcServer implements AutoCloseable {
                 .maxRstFramesPerWindow(MAX_RESETS_PER_WINDOW, RESET_WINDOW_SECONDS)
                 .intercept(encodings);
         services.forEach(builder::addService);
+        if (identities.isPresent()) {
+            builder.addTransportFilter(GrpcAuth.CONNECTIONS);
+        }
         Server server = builder.build();
         try {
             server.start();
