@@ -1,10 +1,13 @@
 package io.kafkapixy.security;
 
+import java.time.Clock;
+import java.time.Instant;
+
 /**
- * Who one connection's last bearer token was, so that a connection presenting the same token call after call (what
- * clients do) is not digested and looked up again each time. Only a token is remembered (a JWT may expire
- * meanwhile), and only while the credentials it was found in are the current ones: a reload of the clients file
- * forgets it. A presented token is compared with the remembered one in full and in time independent of where they
+ * Who one connection's last bearer token or JWT was, so that a connection presenting the same one call after call
+ * (what clients do) is not digested and looked up, or its signature checked, again each time. It is remembered only
+ * while the clients file it was found in is the current one (a reload forgets it), and a JWT also only until it
+ * expires and for {@link Identities#JWT_RECALL} at most (so a key taken out of the JWKS stops it within that time). A presented token is compared with the remembered one in full and in time independent of where they
  * differ, since a front end may carry several clients' calls over one connection; a different token is looked up.
  * Kept as long as the connection, as the connection's own header table keeps the header.
  */
@@ -12,16 +15,19 @@ public final class ConnectionIdentity {
 
     private volatile Remembered last;
 
-    private record Remembered(String authorization, ClientsFile file, NamedClient client) { }
+    /** @param until null: as long as {@code file} is the current one */
+    private record Remembered(String authorization, ClientsFile file, NamedClient client, Instant until) { }
 
-    /** The client {@code authorization} was last time, if it was a token of these credentials; else null. */
-    NamedClient recall(String authorization, ClientsFile file) {
+    /** The client {@code authorization} was last time, if found in these credentials and still remembered; else null. */
+    NamedClient recall(String authorization, ClientsFile file, Clock clock) {
         Remembered r = last;
-        return r != null && r.file == file && sameText(r.authorization, authorization) ? r.client : null;
+        return r != null && r.file == file && sameText(r.authorization, authorization)
+               && (r.until == null || clock.instant().isBefore(r.until)) ? r.client : null;
     }
 
-    void remember(String authorization, ClientsFile file, NamedClient client) {
-        last = new Remembered(authorization, file, client);
+    /** @param until when to forget it; null: not before {@code file} is replaced */
+    void remember(String authorization, ClientsFile file, NamedClient client, Instant until) {
+        last = new Remembered(authorization, file, client, until);
     }
 
     private static boolean sameText(String a, String b) {

@@ -1,5 +1,8 @@
 package io.kafkapixy.security;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -21,11 +24,14 @@ public final class Identities {
     /** Every request when no credential is configured, as in the original. */
     public static final NamedClient ANYONE = everything("anyone");
 
+    /** How long a connection's calls may go on with a JWT without its signature checked again. */
+    public static final Duration JWT_RECALL = Duration.ofSeconds(30);
     private static final String SCHEME = "bearer ";
 
     private final Optional<BearerTokens> tokens;
     private final Supplier<Optional<ClientsFile>> clients;
     private final Optional<JwtCheck> jwt;
+    private final Clock clock;
 
     /**
      * @param tokens  the tokens that may do everything, if configured
@@ -36,6 +42,7 @@ public final class Identities {
         this.tokens = tokens;
         this.clients = clients;
         this.jwt = jwt;
+        this.clock = jwt.map(JwtCheck::clock).orElse(Clock.systemUTC());
     }
 
     /**
@@ -59,7 +66,7 @@ public final class Identities {
             return Optional.of(ANYONE);
         }
         if (authorization != null) {
-            NamedClient known = connection == null ? null : connection.recall(authorization, file.orElse(null));
+            NamedClient known = connection == null ? null : connection.recall(authorization, file.orElse(null), clock);
             return known != null ? Optional.of(known) : bearer(authorization, file, connection);
         }
         if (certificate != null && file.isPresent()) {
@@ -76,24 +83,34 @@ public final class Identities {
             return Optional.empty();
         }
         if (tokens.isPresent() && tokens.get().accepts(authorization)) {
-            return remembered(authorization, file, connection, BEARER_TOKEN);
+            return remembered(authorization, file, connection, BEARER_TOKEN, null);
         }
         String credential = authorization.substring(SCHEME.length()).strip();
         Optional<NamedClient> named = file.flatMap(f -> f.byToken(credential));
         if (named.isPresent()) {
-            return remembered(authorization, file, connection, named.get());
+            return remembered(authorization, file, connection, named.get(), null);
         }
         if (jwt.isEmpty()) {
             return named;
         }
-        return jwt.get().subject(credential).map(subject -> file.flatMap(f -> f.byJwtSubject(subject))
-                .orElseGet(() -> NamedClient.withoutPermissions(subject)));
+        Optional<JwtCheck.Verified> valid = jwt.get().verify(credential);
+        if (valid.isEmpty()) {
+            return Optional.empty();
+        }
+        String subject = valid.get().subject();
+        NamedClient client = file.flatMap(f -> f.byJwtSubject(subject))
+                .orElseGet(() -> NamedClient.withoutPermissions(subject));
+        Instant recallEnds = clock.instant().plus(JWT_RECALL);
+        Instant expires = valid.get().expires();
+        return remembered(authorization, file, connection, client,
+                expires.isBefore(recallEnds) ? expires : recallEnds);
     }
 
     private static Optional<NamedClient> remembered(String authorization, Optional<ClientsFile> file,
-                                                    ConnectionIdentity connection, NamedClient client) {
+                                                    ConnectionIdentity connection, NamedClient client,
+                                                    Instant until) {
         if (connection != null) {
-            connection.remember(authorization, file.orElse(null), client);
+            connection.remember(authorization, file.orElse(null), client, until);
         }
         return Optional.of(client);
     }

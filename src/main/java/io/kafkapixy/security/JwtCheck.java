@@ -4,6 +4,7 @@ import java.net.URL;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Date;
 import java.util.Optional;
 import java.util.Set;
@@ -34,6 +35,10 @@ public final class JwtCheck {
     private static final Set<JWSAlgorithm> ALGORITHMS = Set.of(JWSAlgorithm.RS256, JWSAlgorithm.ES256);
 
     private final DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
+    private final Clock clock;
+
+    /** A valid token's subject, and when it expires. */
+    public record Verified(String subject, Instant expires) { }
 
     /**
      * @param keys     the provider's keys (a JWKS file's, or its URL's, cached and refreshed on an unknown {@code kid})
@@ -42,6 +47,7 @@ public final class JwtCheck {
      * @param clock    now, for {@code exp} and {@code nbf}
      */
     public JwtCheck(JWKSource<SecurityContext> keys, String issuer, String audience, Clock clock) {
+        this.clock = clock;
         processor.setJWSKeySelector(new JWSVerificationKeySelector<>(ALGORITHMS, keys));
         DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(audience,
                 new JWTClaimsSet.Builder().issuer(issuer).build(), Set.of("sub", "exp")) {
@@ -93,10 +99,22 @@ public final class JwtCheck {
 
     /** The subject of {@code token} when it is valid; empty when it is not, for whatever reason. */
     public Optional<String> subject(String token) {
+        return verify(token).map(Verified::subject);
+    }
+
+    /** {@code token}'s subject and expiry when it is valid; empty when it is not, for whatever reason. */
+    public Optional<Verified> verify(String token) {
         try {
-            return Optional.ofNullable(processor.process(token, null).getSubject());
+            JWTClaimsSet claims = processor.process(token, null);
+            // the claims verifier requires both
+            return Optional.of(new Verified(claims.getSubject(), claims.getExpirationTime().toInstant()));
         } catch (ParseException | BadJOSEException | JOSEException e) {
             return Optional.empty();
         }
+    }
+
+    /** The clock {@code exp} and {@code nbf} are checked against. */
+    Clock clock() {
+        return clock;
     }
 }

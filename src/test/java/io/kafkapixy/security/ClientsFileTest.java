@@ -31,6 +31,26 @@ class ClientsFileTest {
             """.formatted(TokenDigest.of("dash-token").hex());
 
     @Test
+    void aFileOfThousandsOfClientsIsReadWhole() {
+        StringBuilder yaml = new StringBuilder("clients:\n");
+        int n = 4_000;
+        for (int i = 0; i < n; i++) {
+            yaml.append("  - name: team-").append(i).append("\n    tokens: [token-").append(i).append("]\n    allow:\n");
+            for (int r = 0; r < 10; r++) {
+                yaml.append("      - {operations: [read], topics: [\"team-").append(i).append(".t").append(r)
+                        .append("*\"], groups: [\"team-").append(i).append("-g").append(r).append("*\"]}\n");
+            }
+        }
+        assertTrue(yaml.length() > 3 * 1024 * 1024, "over the YAML library's default limit: " + yaml.length());
+
+        ClientsFile file = ClientsFile.parse(yaml.toString());
+
+        assertEquals(n, file.clients().size());
+        NamedClient last = file.byToken("token-" + (n - 1)).orElseThrow();
+        assertTrue(last.may(Operation.READ, "team-" + (n - 1) + ".t9x", "team-" + (n - 1) + "-g9"));
+    }
+
+    @Test
     void eachCredentialLeadsToItsClient() {
         ClientsFile file = ClientsFile.parse(FILE);
 

@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Who a request acts as: a configured bearer token may do everything; a named client's token, JWT subject or
  * certificate subject acts as that client; a valid JWT or a verified certificate that is no client's is known but
  * may do nothing; anything else is not authenticated. With nothing configured, anyone may do everything. A
- * connection's last token is remembered only while it is the same token of the same credentials.
+ * connection's last token is remembered only while it is the same token of the same credentials, a JWT for half a
+ * minute at most and not past its expiry.
  */
 class IdentitiesTest {
 
@@ -131,20 +132,50 @@ class IdentitiesTest {
     }
 
     @Test
-    void aJwtIsNotRecalledOnItsConnectionSinceItExpires() throws Exception {
+    void aJwtIsRecalledOnItsConnectionForHalfAMinuteAtMostWithoutItsSignatureCheckedAgain() throws Exception {
+        AtomicReference<JWKSet> published = new AtomicReference<>(new JWKSet(key.toPublicJWK()));
+        Identities rotating = rotating(published);
         ConnectionIdentity connection = new ConnectionIdentity();
-        String token = "Bearer " + jwt("svc-orders");
-        assertEquals("orders-writer", identities.identify(token, null, connection).orElseThrow().name());
+        String token = "Bearer " + jwt("svc-orders", NOW.plusSeconds(600));
+        assertEquals("orders-writer", rotating.identify(token, null, connection).orElseThrow().name());
 
-        clock.advance(Duration.ofMinutes(15));
+        published.set(new JWKSet());
+        clock.advance(Duration.ofSeconds(29));
 
-        assertEquals(Optional.empty(), identities.identify(token, null, connection), "expired");
+        assertEquals("orders-writer", rotating.identify(token, null, connection).orElseThrow().name(), "recalled");
+        assertEquals(Optional.empty(), rotating.identify(token, null, new ConnectionIdentity()), "another connection");
+        clock.advance(Duration.ofSeconds(2));
+        assertEquals(Optional.empty(), rotating.identify(token, null, connection), "checked again: its key is gone");
+    }
+
+    @Test
+    void aJwtIsNotRecalledPastItsExpiry() throws Exception {
+        AtomicReference<JWKSet> published = new AtomicReference<>(new JWKSet(key.toPublicJWK()));
+        Identities rotating = rotating(published);
+        ConnectionIdentity connection = new ConnectionIdentity();
+        String token = "Bearer " + jwt("svc-orders", NOW.plusSeconds(10));
+        assertEquals("orders-writer", rotating.identify(token, null, connection).orElseThrow().name());
+
+        published.set(new JWKSet());
+        clock.advance(Duration.ofSeconds(11));
+
+        assertEquals(Optional.empty(), rotating.identify(token, null, connection));
+    }
+
+    /** Identities whose JWT keys are what {@code published} holds at each check. */
+    private Identities rotating(AtomicReference<JWKSet> published) {
+        return new Identities(Optional.empty(), () -> Optional.of(file.get()), Optional.of(new JwtCheck(
+                (selector, context) -> selector.select(published.get()), "https://idp", "pixy", clock)));
     }
 
     private String jwt(String subject) throws Exception {
+        return jwt(subject, NOW.plusSeconds(600));
+    }
+
+    private String jwt(String subject, Instant expires) throws Exception {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(),
                 new JWTClaimsSet.Builder().subject(subject).issuer("https://idp").audience("pixy")
-                        .expirationTime(Date.from(NOW.plusSeconds(600))).build());
+                        .expirationTime(Date.from(expires)).build());
         jwt.sign(new RSASSASigner(key));
         return jwt.serialize();
     }
