@@ -15,7 +15,8 @@ import java.util.function.Function;
 /**
  * A file read again when it changes (a clients file, a JWKS): {@link #refresh()} reads it, and a new content that
  * parses replaces the value; one that does not (or a file gone) keeps the last good value and is logged once, as an
- * error, until the file changes again. Nothing ever opens up because a file went bad. The first read must succeed:
+ * error, until the file changes again (so does one too large to parse in the heap). Nothing ever opens up because a
+ * file went bad. The first read must succeed:
  * a proxy does not start on a file it cannot use. Thread-safe: {@link #current()} may be read while one thread
  * refreshes.
  */
@@ -48,7 +49,7 @@ public final class ReloadedFile<T> {
         String text = read().orElseThrow(() -> new IllegalArgumentException(what + ": cannot read " + path));
         this.lastStamp = stamp;
         try {
-            this.current = parse.apply(text);
+            this.current = parsed(text);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": " + path + ": " + e.getMessage());
         }
@@ -87,7 +88,7 @@ public final class ReloadedFile<T> {
         }
         lastText = text.get();
         try {
-            current = parse.apply(text.get());
+            current = parsed(text.get());
         } catch (IllegalArgumentException e) {
             report(path + " changed and does not parse: " + e.getMessage() + "; the last good one stays in use",
                     text.get());
@@ -96,6 +97,21 @@ public final class ReloadedFile<T> {
         problem = Optional.empty();
         LOG.log(Level.INFO, what + ": " + path + " read again");
         return true;
+    }
+
+    /**
+     * A content too large for the heap to parse is one that cannot be used, like one that does not parse: the parse's
+     * garbage is gone once it has failed, and the proxy goes on with the last good one (a parse of a clients file
+     * needs about 50 times the file's size, docs/operations.md#security).
+     */
+    private T parsed(String text) {
+        try {
+            return parse.apply(text);
+        } catch (OutOfMemoryError e) {
+            throw new IllegalArgumentException("too large to parse in this heap (" + text.length()
+                                               + " characters, the heap at most "
+                                               + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
+        }
     }
 
     private void report(String why, String text) {

@@ -24,6 +24,7 @@ import io.kafkapixy.security.ReloadedFile;
 final class AuthFiles implements AutoCloseable {
 
     static final long REREAD = 2;
+    private static final System.Logger LOG = System.getLogger(AuthFiles.class.getName());
 
     private final Identities identities;
     private final ScheduledExecutorService rereads;
@@ -59,11 +60,21 @@ final class AuthFiles implements AutoCloseable {
         if (!files.isEmpty()) {
             rereads = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("auth-files")
                     .factory());
-            rereads.scheduleWithFixedDelay(() -> files.forEach(ReloadedFile::refresh), REREAD, REREAD,
+            rereads.scheduleWithFixedDelay(() -> files.forEach(AuthFiles::refresh), REREAD, REREAD,
                     TimeUnit.SECONDS);
         }
         Optional<ReloadedFile<ClientsFile>> named = clients;
         return new AuthFiles(new Identities(tokens, () -> named.map(ReloadedFile::current), jwt), rereads);
+    }
+
+    /** A failure that escapes one reread must not end them: a scheduled task that throws is never run again. */
+    private static void refresh(ReloadedFile<?> file) {
+        try {
+            file.refresh();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "reading a credentials file again failed; the last good one stays "
+                                               + "in use", e);
+        }
     }
 
     Identities identities() {

@@ -90,6 +90,27 @@ class ReloadedFileTest {
                 () -> new ReloadedFile<>(dir.resolve("missing.yaml"), ClientsFile::parse, "auth.clients_file"));
     }
 
+    @Test
+    void aFileTooLargeToParseInTheHeapIsOneThatCannotBeUsed() throws Exception {
+        Path file = write(ONE);
+        java.util.function.Function<String, ClientsFile> outgrowingTheHeap = text -> {
+            if (text.length() > ONE.length()) {
+                throw new OutOfMemoryError("Java heap space");
+            }
+            return ClientsFile.parse(text);
+        };
+        ReloadedFile<ClientsFile> clients = new ReloadedFile<>(file, outgrowingTheHeap, "auth.clients_file");
+
+        Files.writeString(file, TWO);
+        assertFalse(clients.refresh());
+        assertTrue(clients.problem().orElseThrow().contains("too large to parse in this heap"), clients.problem().get());
+        assertEquals("a", clients.current().byToken("ta").orElseThrow().name(), "the last good one in use");
+
+        assertTrue(assertThrows(IllegalArgumentException.class,
+                () -> new ReloadedFile<>(file, outgrowingTheHeap, "auth.clients_file")).getMessage()
+                .startsWith("auth.clients_file: " + file + ": too large to parse in this heap ("));
+    }
+
     private Path write(String text) throws Exception {
         return Files.writeString(dir.resolve("clients.yaml"), text);
     }
