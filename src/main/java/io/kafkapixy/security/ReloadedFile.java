@@ -101,8 +101,8 @@ public final class ReloadedFile<T> {
 
     /**
      * A content too large for the heap to parse is one that cannot be used, like one that does not parse: the parse's
-     * garbage is gone once it has failed, and the proxy goes on with the last good one (a parse of a clients file
-     * needs about 50 times the file's size, docs/operations.md#security).
+     * garbage is gone once it has failed, and the proxy goes on with the last good one (what a clients file needs:
+     * docs/operations.md#security).
      */
     private T parsed(String text) {
         try {

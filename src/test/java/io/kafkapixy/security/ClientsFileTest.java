@@ -117,6 +117,34 @@ class ClientsFileTest {
                 """));
         assertEquals("the file: unknown key client", error("client: []\n"));
         assertEquals("clients: a list is needed", error("clients: {}\n"));
+        assertEquals("clients[1]: a mapping is needed", error("clients:\n  - {name: a, tokens: [x]}\n  - b\n"));
+        assertEquals("the file: a mapping is needed", error("- {name: a, tokens: [x]}\n"));
+        assertTrue(error("clients:\n  - {name: a, tokens: [x]\n").startsWith("not YAML: "));
+    }
+
+    @Test
+    void anchorsAliasesAndMergeKeysWorkAcrossClients() {
+        ClientsFile file = ClientsFile.parse("""
+                clients:
+                  - name: a
+                    tokens: [ta]
+                    allow: &readers
+                      - {operations: [read], topics: ["orders.*"], groups: ["orders-*"]}
+                  - &base
+                    name: b
+                    tokens: [tb]
+                    allow: *readers
+                  - <<: *base
+                    name: c
+                    tokens: [tc]
+                """);
+
+        for (String token : new String[] {"ta", "tb", "tc"}) {
+            NamedClient client = file.byToken(token).orElseThrow();
+            assertTrue(client.may(Operation.READ, "orders.eu", "orders-billing"), client.name());
+            assertFalse(client.may(Operation.WRITE, "orders.eu", null), client.name());
+        }
+        assertEquals(java.util.List.of("a", "b", "c"), file.clients().stream().map(NamedClient::name).toList());
     }
 
     private static String error(String yaml) {
