@@ -13,6 +13,8 @@ import java.util.Set;
 import javax.security.auth.x500.X500Principal;
 
 import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
@@ -44,11 +46,14 @@ public final class ClientsFile {
      * in heap: docs/operations.md#security.
      */
     static final int MAX_CODE_POINTS = 64 * 1024 * 1024;
+    private static final int MAX_ALIASES = 100_000;
 
     private final List<NamedClient> clients;
     private final Map<TokenDigest, NamedClient> byTokenDigest;
     private final Map<String, NamedClient> byJwtSubject;
     private final Map<String, NamedClient> byCertSubject;
+    /** Tells this reading of the file from any other without keeping it (what a connection remembers). */
+    final Object generation = new Object();
 
     private ClientsFile(List<NamedClient> clients, Map<TokenDigest, NamedClient> byTokenDigest,
                         Map<String, NamedClient> byJwtSubject, Map<String, NamedClient> byCertSubject) {
@@ -64,11 +69,20 @@ public final class ClientsFile {
     public static ClientsFile parse(String yaml) {
         LoaderOptions options = new LoaderOptions();
         options.setCodePointLimit(MAX_CODE_POINTS);
+        // a key given twice (two allow lists, two clients lists) would silently keep only one
+        options.setAllowDuplicateKeys(false);
+        // the default (50) protects against an alias bomb in untrusted input; this file is the operators', values are
+        // read to a fixed depth, and a rule list shared by anchor among hundreds of clients is fair use
+        options.setMaxAliasesForCollections(MAX_ALIASES);
         Builder b = new Builder();
         Object root;
         try {
             // entry by entry: a parse of the whole file's tree took about 50 times its size in heap
             root = EntryByEntryYaml.load(yaml, options, "clients", (entry, i) -> b.add(entry, "clients[" + i + "]"));
+        } catch (MarkedYAMLException e) {
+            Mark at = e.getProblemMark();
+            throw new IllegalArgumentException("not YAML: " + e.getProblem()
+                                               + (at == null ? "" : " (line " + (at.getLine() + 1) + ")"));
         } catch (YAMLException e) {
             throw new IllegalArgumentException("not YAML: " + e.getMessage().lines().findFirst().orElse(""));
         }

@@ -15,19 +15,29 @@ public final class ConnectionIdentity {
 
     private volatile Remembered last;
 
-    /** @param until null: as long as {@code file} is the current one */
-    private record Remembered(String authorization, ClientsFile file, NamedClient client, Instant until) { }
+    private static final Object NO_FILE = new Object();
+
+    /**
+     * @param file  the clients file's {@link ClientsFile#generation} it was found in, not the file, which a connection
+     *              left idle across reloads would keep in the heap
+     * @param until null: as long as that file is the current one
+     */
+    private record Remembered(String authorization, Object file, NamedClient client, Instant until) { }
 
     /** The client {@code authorization} was last time, if found in these credentials and still remembered; else null. */
     NamedClient recall(String authorization, ClientsFile file, Clock clock) {
         Remembered r = last;
-        return r != null && r.file == file && sameText(r.authorization, authorization)
+        return r != null && r.file == generation(file) && sameText(r.authorization, authorization)
                && (r.until == null || clock.instant().isBefore(r.until)) ? r.client : null;
     }
 
     /** @param until when to forget it; null: not before {@code file} is replaced */
     void remember(String authorization, ClientsFile file, NamedClient client, Instant until) {
-        last = new Remembered(authorization, file, client, until);
+        last = new Remembered(authorization, generation(file), client, until);
+    }
+
+    private static Object generation(ClientsFile file) {
+        return file == null ? NO_FILE : file.generation;
     }
 
     private static boolean sameText(String a, String b) {

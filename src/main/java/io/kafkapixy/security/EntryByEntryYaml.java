@@ -48,6 +48,10 @@ final class EntryByEntryYaml {
 
         EntryConstructor(LoaderOptions options) {
             super(options);
+            // what org.yaml.snakeyaml.Yaml hands its constructor from the options
+            setAllowDuplicateKeys(options.isAllowDuplicateKeys());
+            setWarnOnDuplicateKeys(options.isWarnOnDuplicateKeys());
+            setWrappedToRootException(options.isWrappedToRootException());
         }
 
         /** One entry as a document of its own: what it built is forgotten once it is handed over. */
@@ -61,7 +65,7 @@ final class EntryByEntryYaml {
         private final String key;
         private final EntryConstructor constructor;
         private final ObjIntConsumer<Object> entry;
-        /** How many mappings are being composed: 1 within the top-level one. */
+        /** How many mappings and sequences are being composed: 1 within the document's top-level mapping. */
         private int depth;
         /** The key just composed is {@link #key} in the top-level mapping. */
         private boolean atKey;
@@ -79,6 +83,16 @@ final class EntryByEntryYaml {
             depth++;
             try {
                 return super.composeMappingNode(anchor);
+            } finally {
+                depth--;
+            }
+        }
+
+        @Override
+        protected Node composeSequenceNode(String anchor) {
+            depth++;
+            try {
+                return super.composeSequenceNode(anchor);
             } finally {
                 depth--;
             }

@@ -89,6 +89,11 @@ public final class ReloadedFile<T> {
         lastText = text.get();
         try {
             current = parsed(text.get());
+        } catch (TooLarge e) {
+            report(path + " changed and is " + e.getMessage() + "; the last good one stays in use", text.get());
+            // not a fault of the content: parsed again at the next read (within a minute), if the heap has room then
+            lastText = null;
+            return false;
         } catch (IllegalArgumentException e) {
             report(path + " changed and does not parse: " + e.getMessage() + "; the last good one stays in use",
                     text.get());
@@ -108,9 +113,14 @@ public final class ReloadedFile<T> {
         try {
             return parse.apply(text);
         } catch (OutOfMemoryError e) {
-            throw new IllegalArgumentException("too large to parse in this heap (" + text.length()
-                                               + " characters, the heap at most "
-                                               + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
+            throw new TooLarge("too large to parse in this heap (" + text.length() + " characters, the heap at most "
+                               + (Runtime.getRuntime().maxMemory() >> 20) + " MiB)");
+        }
+    }
+
+    private static final class TooLarge extends IllegalArgumentException {
+        TooLarge(String message) {
+            super(message);
         }
     }
 

@@ -67,11 +67,14 @@ final class AuthFiles implements AutoCloseable {
         return new AuthFiles(new Identities(tokens, () -> named.map(ReloadedFile::current), jwt), rereads);
     }
 
-    /** A failure that escapes one reread must not end them: a scheduled task that throws is never run again. */
+    /**
+     * A failure that escapes one reread (reading a file too large for the heap, say) must not end them: a scheduled
+     * task that throws is never run again.
+     */
     private static void refresh(ReloadedFile<?> file) {
         try {
             file.refresh();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError e) {
             LOG.log(System.Logger.Level.ERROR, "reading a credentials file again failed; the last good one stays "
                                                + "in use", e);
         }

@@ -120,6 +120,15 @@ class ClientsFileTest {
         assertEquals("clients[1]: a mapping is needed", error("clients:\n  - {name: a, tokens: [x]}\n  - b\n"));
         assertEquals("the file: a mapping is needed", error("- {name: a, tokens: [x]}\n"));
         assertTrue(error("clients:\n  - {name: a, tokens: [x]\n").startsWith("not YAML: "));
+        assertEquals("not YAML: found duplicate key tokens (line 4)", error("""
+                clients:
+                  - name: a
+                    tokens: [x]
+                    tokens: [y]
+                """));
+        assertTrue(error("clients:\n  - {name: a, tokens: [x]}\nclients:\n  - {name: b, tokens: [y]}\n")
+                .startsWith("not YAML: found duplicate key clients"), "a second list is not added to the first");
+        assertEquals("the file: a mapping is needed", error("- clients:\n    - {name: a, tokens: [x]}\n"));
     }
 
     @Test
@@ -145,6 +154,24 @@ class ClientsFileTest {
             assertFalse(client.may(Operation.WRITE, "orders.eu", null), client.name());
         }
         assertEquals(java.util.List.of("a", "b", "c"), file.clients().stream().map(NamedClient::name).toList());
+    }
+
+    @Test
+    void hundredsOfClientsMayShareOneRuleListByAnchor() {
+        StringBuilder yaml = new StringBuilder("""
+                clients:
+                  - name: c0
+                    tokens: [t0]
+                    allow: &readers
+                      - {operations: [read], topics: ["orders.*"], groups: ["orders-*"]}
+                """);
+        for (int i = 1; i < 300; i++) {
+            yaml.append("  - {name: c").append(i).append(", tokens: [t").append(i).append("], allow: *readers}\n");
+        }
+
+        ClientsFile file = ClientsFile.parse(yaml.toString());
+
+        assertTrue(file.byToken("t299").orElseThrow().may(Operation.READ, "orders.eu", "orders-billing"));
     }
 
     private static String error(String yaml) {

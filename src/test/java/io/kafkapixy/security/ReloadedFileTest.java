@@ -91,23 +91,32 @@ class ReloadedFileTest {
     }
 
     @Test
-    void aFileTooLargeToParseInTheHeapIsOneThatCannotBeUsed() throws Exception {
+    void aFileTooLargeToParseInTheHeapIsOneThatCannotBeUsedUntilTheHeapHasRoom() throws Exception {
         Path file = write(ONE);
-        java.util.function.Function<String, ClientsFile> outgrowingTheHeap = text -> {
-            if (text.length() > ONE.length()) {
+        java.util.concurrent.atomic.AtomicBoolean heapFull = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.function.Function<String, ClientsFile> parse = text -> {
+            if (heapFull.get()) {
                 throw new OutOfMemoryError("Java heap space");
             }
             return ClientsFile.parse(text);
         };
-        ReloadedFile<ClientsFile> clients = new ReloadedFile<>(file, outgrowingTheHeap, "auth.clients_file");
+        ReloadedFile<ClientsFile> clients = new ReloadedFile<>(file, parse, "auth.clients_file");
 
+        heapFull.set(true);
         Files.writeString(file, TWO);
         assertFalse(clients.refresh());
-        assertTrue(clients.problem().orElseThrow().contains("too large to parse in this heap"), clients.problem().get());
+        assertTrue(clients.problem().orElseThrow().contains("is too large to parse in this heap"),
+                clients.problem().get());
         assertEquals("a", clients.current().byToken("ta").orElseThrow().name(), "the last good one in use");
 
+        heapFull.set(false);
+        Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 1_000));
+        assertTrue(clients.refresh(), "the same content parsed again once read again, unlike one that does not parse");
+        assertEquals("b", clients.current().byToken("tb").orElseThrow().name());
+
+        heapFull.set(true);
         assertTrue(assertThrows(IllegalArgumentException.class,
-                () -> new ReloadedFile<>(file, outgrowingTheHeap, "auth.clients_file")).getMessage()
+                () -> new ReloadedFile<>(file, parse, "auth.clients_file")).getMessage()
                 .startsWith("auth.clients_file: " + file + ": too large to parse in this heap ("));
     }
 

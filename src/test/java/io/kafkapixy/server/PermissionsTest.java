@@ -100,6 +100,10 @@ class PermissionsTest {
                     tokens: [d-token]
                     allow:
                       - {operations: [describe], topics: ["*"], groups: ["*"]}
+                  - name: offsets-admin
+                    tokens: [a-token]
+                    allow:
+                      - {operations: [alter], topics: ["%1$s*"], groups: ["%2$s*"]}
                 %3$s""".formatted(orders, readers, more);
     }
 
@@ -157,6 +161,32 @@ class PermissionsTest {
         assertEquals(403, dashboard.statusCode(), dashboard.body());
         assertEquals(0L, kafka.committed(group, orders).get(0).offset(), "the offset did not move");
         assertEquals(200, described.statusCode(), "describe reads offsets");
+    }
+
+    @Test
+    void aGroupGivenInAFormBodyIsCheckedAsOneInTheQuery() throws Exception {
+        String notTheirs = prefix + "-others";
+        kafka.produce(orders, 0, null, "m0");
+        kafka.commit(notTheirs, orders, 0, 0, "");
+
+        HttpResponse<String> ack = send("r-token", form("/topics/" + orders + "/acks",
+                "group=" + notTheirs + "&partition=0&offset=0"));
+        HttpResponse<String> offsets = send("a-token", form("/topics/" + orders + "/offsets",
+                "group=" + notTheirs));
+        HttpResponse<String> ownOffsets = send("a-token", HttpRequest.newBuilder(pixy.uri("/topics/" + orders
+                + "/offsets?group=" + readers + "-admin")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("[{\"partition\": 0, \"offset\": 1}]")));
+
+        assertEquals(403, ack.statusCode(), ack.body());
+        assertEquals(403, offsets.statusCode(), offsets.body());
+        assertEquals(200, ownOffsets.statusCode(), ownOffsets.body());
+        assertEquals(0L, kafka.committed(notTheirs, orders).get(0).offset(), "nothing settled or moved");
+        assertEquals(1L, kafka.committed(readers + "-admin", orders).get(0).offset());
+    }
+
+    private HttpRequest.Builder form(String path, String body) {
+        return HttpRequest.newBuilder(pixy.uri(path)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
     }
 
     @Test
@@ -294,6 +324,24 @@ class PermissionsTest {
         assertEquals(Status.Code.PERMISSION_DENIED, grpc.getStatus().getCode());
         assertEquals(1L, kafka.endOffsets(orders, 1).get(0));
         assertEquals(0L, kafka.endOffsets(payments, 1).get(0));
+
+        // a gRPC connection remembers a JWT it checked, for 30 s at most: a key taken out of the JWKS stops the JWT
+        // at once on a new connection, and on that one only later
+        String token = jwt(key, "svc-orders", "kafka-pixy");
+        assertEquals(Status.Code.OK, grpcProduce(token));
+        long checked = System.nanoTime();
+        Files.writeString(jwks, new JWKSet().toString());
+        TestKafka.Waits.until(Duration.ofSeconds(20), "the JWT refused on a new connection", () -> {
+            io.grpc.ManagedChannel fresh = io.grpc.ManagedChannelBuilder.forAddress("127.0.0.1",
+                    pixy.app().server().grpcPort().orElseThrow()).usePlaintext().build();
+            try {
+                return grpcProduce(KafkaPixyGrpc.newBlockingStub(fresh), token) == Status.Code.UNAUTHENTICATED;
+            } finally {
+                fresh.shutdownNow();
+            }
+        });
+        assertTrue(System.nanoTime() - checked < TimeUnit.SECONDS.toNanos(25), "the reload came too late to tell");
+        assertEquals(Status.Code.OK, grpcProduce(token), "remembered on the connection that checked it");
     }
 
     @Test
@@ -362,8 +410,13 @@ class PermissionsTest {
     }
 
     private Status.Code grpcProduce(String token) {
+        return grpcProduce(KafkaPixyGrpc.newBlockingStub(pixy.channel()), token);
+    }
+
+    private Status.Code grpcProduce(KafkaPixyGrpc.KafkaPixyBlockingStub stub, String token) {
         try {
-            stub(token).produce(ProdRq.newBuilder().setTopic(orders).setMessage(ByteString.copyFromUtf8("g")).build());
+            stub.withInterceptors(bearer(token)).withDeadlineAfter(60, TimeUnit.SECONDS)
+                    .produce(ProdRq.newBuilder().setTopic(orders).setMessage(ByteString.copyFromUtf8("g")).build());
             return Status.Code.OK;
         } catch (StatusRuntimeException e) {
             return e.getStatus().getCode();

@@ -54,17 +54,9 @@ final class AdminHandler {
     }
 
     void setOffsets(Proxy proxy, String topic, ServerRequest req, ServerResponse res) {
-        String contentType = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("");
-        byte[] body;
-        RequestParams params;
-        if (ConsumeHandler.isForm(contentType)) {
-            // Go's ParseForm consumes a form body, so the JSON decoder then sees nothing.
-            params = RequestParams.ofForm(readBody(req), req.query().rawValue());
-            body = new byte[0];
-        } else {
-            params = RequestParams.ofQuery(req.query().rawValue());
-            body = readBody(req);
-        }
+        RequestParams params = setOffsetsParams(req);
+        // Go's ParseForm consumes a form body, so the JSON decoder then sees nothing.
+        byte[] body = isForm(req) ? new byte[0] : readBody(req);
         String group = ConsumeParams.group(params);
         proxy.admin().setOffsets(group, topic, parseOffsets(body));
         HttpErrors.sendJson(res, Status.OK_200, Map.of());
@@ -132,6 +124,19 @@ final class AdminHandler {
             m.put("partitions", list);
         });
         return m;
+    }
+
+    /**
+     * Setting offsets' parameters: a form body's and the query's, or the query's alone when the body is the offsets'
+     * JSON; read once per request ({@link KeptParams}).
+     */
+    static RequestParams setOffsetsParams(ServerRequest req) {
+        return KeptParams.of(req, r -> isForm(r) ? RequestParams.ofForm(readBody(r), r.query().rawValue())
+                : RequestParams.ofQuery(r.query().rawValue()));
+    }
+
+    private static boolean isForm(ServerRequest req) {
+        return ConsumeHandler.isForm(req.headers().first(HeaderNames.CONTENT_TYPE).orElse(""));
     }
 
     private static byte[] readBody(ServerRequest req) {

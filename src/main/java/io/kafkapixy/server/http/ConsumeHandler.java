@@ -90,7 +90,7 @@ final class ConsumeHandler {
     }
 
     private static void settle(Proxy proxy, String topic, ServerRequest req, ServerResponse res, Settlement how) {
-        RequestParams params = params(req);
+        RequestParams params = settleParams(req);
         String group = ConsumeParams.group(params);
         AckMode ack = ConsumeParams.ack(params, "partition", "offset", false);
         // noAck and auto-ack name no message: the original looks them up as partitions -1 and -2 and fails.
@@ -108,8 +108,15 @@ final class ConsumeHandler {
         HttpErrors.sendJson(res, Status.OK_200, Map.of());
     }
 
-    /** Query parameters, preceded by those of a form body (Go's {@code ParseForm} on a POST). */
-    private static RequestParams params(ServerRequest req) {
+    /**
+     * An ack's, reject's or renewal's parameters: the query's, preceded by those of a form body (Go's
+     * {@code ParseForm} on a POST); read once per request ({@link KeptParams}).
+     */
+    static RequestParams settleParams(ServerRequest req) {
+        return KeptParams.of(req, ConsumeHandler::readSettleParams);
+    }
+
+    private static RequestParams readSettleParams(ServerRequest req) {
         String contentType = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("");
         if (isForm(contentType) && req.content().hasEntity()) {
             byte[] body = RequestBodies.read(req, RequestBodies.MAX_FORM_BYTES);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -57,6 +58,12 @@ public final class RestApi {
         this.inFlight = new InFlightHandler(proxies, inflightRows, inflightMessages);
     }
 
+    /** A resource that takes no group. */
+    private static final Function<ServerRequest, RequestParams> NO_GROUP = req -> null;
+    /** A resource that takes its group from the query. */
+    private static final Function<ServerRequest, RequestParams> QUERY = req -> RequestParams.ofQuery(
+            req.query().rawValue());
+
     /** Every method and path template {@link #register} added, in order (the 405/404 fallbacks excepted). */
     public List<RestRoute> routes() {
         return List.copyOf(routes);
@@ -68,25 +75,29 @@ public final class RestApi {
         Set<String> paths = new LinkedHashSet<>();
         ProduceHandler produce = new ProduceHandler();
         ConsumeHandler consume = new ConsumeHandler();
-        resource(routing, paths, Method.POST, "/topics/{topic}/messages", Operation.WRITE, false,
+        resource(routing, paths, Method.POST, "/topics/{topic}/messages", Operation.WRITE, NO_GROUP,
                 produce::handle);
-        resource(routing, paths, Method.GET, "/topics/{topic}/messages", Operation.READ, true,
+        resource(routing, paths, Method.GET, "/topics/{topic}/messages", Operation.READ, QUERY,
                 consume::consume);
-        resource(routing, paths, Method.POST, "/topics/{topic}/acks", Operation.READ, true,
+        resource(routing, paths, Method.POST, "/topics/{topic}/acks", Operation.READ,
+                ConsumeHandler::settleParams,
                 consume::ack);
-        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", Operation.READ, true,
+        resource(routing, paths, Method.POST, "/topics/{topic}/rejects", Operation.READ,
+                ConsumeHandler::settleParams,
                 consume::reject);
-        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", Operation.READ, true,
+        resource(routing, paths, Method.POST, "/topics/{topic}/renewals", Operation.READ,
+                ConsumeHandler::settleParams,
                 consume::renew);
         AdminHandler admin = new AdminHandler();
-        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", Operation.DESCRIBE, true,
+        resource(routing, paths, Method.GET, "/topics/{topic}/offsets", Operation.DESCRIBE, QUERY,
                 admin::getOffsets);
-        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", Operation.ALTER, true,
+        resource(routing, paths, Method.POST, "/topics/{topic}/offsets", Operation.ALTER,
+                AdminHandler::setOffsetsParams,
                 admin::setOffsets);
         // the groups it lists are those the client may describe
-        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", Operation.DESCRIBE, true,
+        resource(routing, paths, Method.GET, "/topics/{topic}/consumers", Operation.DESCRIBE, QUERY,
                 admin::listConsumers);
-        resource(routing, paths, Method.GET, "/topics/{topic}", Operation.DESCRIBE, false,
+        resource(routing, paths, Method.GET, "/topics/{topic}", Operation.DESCRIBE, NO_GROUP,
                 admin::topicMetadata);
         clusterResource(routing, paths, Method.GET, "/topics", admin::listTopics);
         routing.get("/_ping", (req, res) -> res.send("pong"));
@@ -143,26 +154,28 @@ public final class RestApi {
 
     /**
      * Registers {@code path} under both the default cluster and {@code /clusters/{cluster}}: a call whose client may
-     * not do {@code operation} on the topic (and, where the resource takes a group, on the {@code group} it names, if
-     * any) is refused before the handler runs. A group parameter a resource does not take is ignored, as its handler
-     * ignores it: a produce naming one needs write on the topic only.
+     * not do {@code operation} on the topic (and, where the resource takes a group, on the {@code group} its
+     * parameters name, if any) is refused before the handler runs. The group is found in the parameters the handler
+     * reads ({@code params}: the query's, or also a form body's); a group parameter a resource does not take
+     * ({@link #NO_GROUP}) is ignored, as its handler ignores it: a produce naming one needs write on the topic only.
      */
     private void resource(HttpRouting.Builder routing, Set<String> paths, Method method, String path,
-                          Operation operation, boolean takesGroup, TopicHandler handler) {
+                          Operation operation, Function<ServerRequest, RequestParams> params, TopicHandler handler) {
         Handler h = (req, res) -> call((proxy, topic, rq, rs) -> {
-            guard.checkLazily(RestAuth.client(rq), operation, topic, () -> takesGroup ? namedGroup(rq) : null);
+            guard.checkLazily(RestAuth.client(rq), operation, topic,
+                    () -> params == NO_GROUP ? null : namedGroup(params.apply(rq)));
             handler.handle(proxy, topic, rq, rs);
         }, req, res);
         add(routing, paths, method, path, h);
     }
 
     /**
-     * The group a request names, for the permission check; null when it names none or names it so that the handler
-     * will refuse the request with its own answer (no group, two, not UTF-8).
+     * The group the parameters name, for the permission check; null when they name none or name it so that the
+     * handler will refuse the request with its own answer (no group, two, not UTF-8).
      */
-    private static String namedGroup(ServerRequest req) {
+    private static String namedGroup(RequestParams params) {
         try {
-            String group = ConsumeParams.group(RequestParams.ofQuery(req.query().rawValue()));
+            String group = ConsumeParams.group(params);
             return group.isEmpty() ? null : group;
         } catch (PixyException noSingleGroup) {
             return null;
