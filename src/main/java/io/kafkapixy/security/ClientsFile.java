@@ -45,7 +45,7 @@ public final class ClientsFile {
      * Above SnakeYAML's default of 3 Mi code points, which about 3,000 clients of ten rules reach; what a parse needs
      * in heap: docs/operations.md#security.
      */
-    static final int MAX_CODE_POINTS = 64 * 1024 * 1024;
+    private static final int MAX_CODE_POINTS = 64 * 1024 * 1024;
     private static final int MAX_ALIASES = 100_000;
 
     private final List<NamedClient> clients;
@@ -88,10 +88,8 @@ public final class ClientsFile {
         }
         Map<String, Object> top = map(root, "the file");
         unknownKeys(top, Set.of("clients"), "the file");
-        // empty when read entry by entry; the list itself when given another way (an alias)
-        for (Object entry : list(top.get("clients"), "clients")) {
-            b.add(entry, "clients[" + b.clients.size() + "]");
-        }
+        // its entries were read one by one, above; what is left must still be the list that held them
+        list(top.get("clients"), "clients");
         return new ClientsFile(b.clients, b.byTokenDigest, b.byJwtSubject, b.byCertSubject);
     }
 

@@ -7,8 +7,9 @@ import java.time.Instant;
  * Who one connection's last bearer token or JWT was, so that a connection presenting the same one call after call
  * (what clients do) is not digested and looked up, or its signature checked, again each time. It is remembered only
  * while the clients file it was found in is the current one (a reload forgets it), and a JWT also only until it
- * expires and for {@link Identities#JWT_RECALL} at most (so a key taken out of the JWKS stops it within that time). A presented token is compared with the remembered one in full and in time independent of where they
- * differ, since a front end may carry several clients' calls over one connection; a different token is looked up.
+ * expires and for {@link Identities#JWT_RECALL} at most (so a key taken out of the JWKS stops it within that time).
+ * A presented token is compared with the remembered one in full and in time independent of where they differ, since
+ * a front end may carry several clients' calls over one connection; a different token is looked up.
  * Kept as long as the connection, as the connection's own header table keeps the header.
  */
 public final class ConnectionIdentity {
@@ -24,7 +25,7 @@ public final class ConnectionIdentity {
      */
     private record Remembered(String authorization, Object file, NamedClient client, Instant until) { }
 
-    /** The client {@code authorization} was last time, if found in these credentials and still remembered; else null. */
+    /** The client {@code authorization} was last time, if found in these credentials and still remembered, or null. */
     NamedClient recall(String authorization, ClientsFile file, Clock clock) {
         Remembered r = last;
         return r != null && r.file == generation(file) && sameText(r.authorization, authorization)

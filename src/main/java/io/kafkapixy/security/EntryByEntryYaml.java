@@ -2,6 +2,7 @@ package io.kafkapixy.security;
 
 import java.util.ArrayList;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Supplier;
 
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.composer.Composer;
@@ -80,19 +81,18 @@ final class EntryByEntryYaml {
 
         @Override
         protected Node composeMappingNode(String anchor) {
-            depth++;
-            try {
-                return super.composeMappingNode(anchor);
-            } finally {
-                depth--;
-            }
+            return nested(() -> super.composeMappingNode(anchor));
         }
 
         @Override
         protected Node composeSequenceNode(String anchor) {
+            return nested(() -> super.composeSequenceNode(anchor));
+        }
+
+        private Node nested(Supplier<Node> compose) {
             depth++;
             try {
-                return super.composeSequenceNode(anchor);
+                return compose.get();
             } finally {
                 depth--;
             }

@@ -51,15 +51,17 @@ public final class Identities {
      * @return who the request acts as; empty when it is not authenticated
      */
     public Optional<NamedClient> identify(String authorization, X500Principal certificate) {
-        return identify(authorization, certificate, null);
+        return identify(authorization, () -> certificate, null);
     }
 
     /**
      * As {@link #identify(String, X500Principal)} for a call on a connection whose last token is remembered.
      *
-     * @param connection what the call's connection presented before; null when not known
+     * @param certificate asked only for a request without {@code authorization} (a TLS session asked for a client
+     *                    certificate it does not have throws)
+     * @param connection  what the call's connection presented before; null when not known
      */
-    public Optional<NamedClient> identify(String authorization, X500Principal certificate,
+    public Optional<NamedClient> identify(String authorization, Supplier<X500Principal> certificate,
                                           ConnectionIdentity connection) {
         Optional<ClientsFile> file = clients.get();
         if (tokens.isEmpty() && file.isEmpty() && jwt.isEmpty()) {
@@ -69,9 +71,10 @@ public final class Identities {
             NamedClient known = connection == null ? null : connection.recall(authorization, file.orElse(null), clock);
             return known != null ? Optional.of(known) : bearer(authorization, file, connection);
         }
-        if (certificate != null && file.isPresent()) {
-            return Optional.of(file.get().byCertSubject(certificate)
-                    .orElseGet(() -> NamedClient.withoutPermissions(certificate.getName())));
+        X500Principal subject = file.isPresent() ? certificate.get() : null;
+        if (subject != null) {
+            return Optional.of(file.get().byCertSubject(subject)
+                    .orElseGet(() -> NamedClient.withoutPermissions(subject.getName())));
         }
         return Optional.empty();
     }

@@ -16,9 +16,8 @@ import java.util.function.Function;
  * A file read again when it changes (a clients file, a JWKS): {@link #refresh()} reads it, and a new content that
  * parses replaces the value; one that does not (or a file gone) keeps the last good value and is logged once, as an
  * error, until the file changes again (so does one too large to parse in the heap). Nothing ever opens up because a
- * file went bad. The first read must succeed:
- * a proxy does not start on a file it cannot use. Thread-safe: {@link #current()} may be read while one thread
- * refreshes.
+ * file went bad. The first read must succeed: a proxy does not start on a file it cannot use. Thread-safe:
+ * {@link #current()} may be read while one thread refreshes.
  */
 public final class ReloadedFile<T> {
 

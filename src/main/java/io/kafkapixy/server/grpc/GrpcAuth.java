@@ -62,7 +62,7 @@ final class GrpcAuth implements ServerInterceptor {
         if (OPEN_SERVICE.equals(call.getMethodDescriptor().getServiceName())) {
             return next.startCall(call, headers);
         }
-        var client = identities.identify(headers.get(AUTHORIZATION), certificateSubject(call),
+        var client = identities.identify(headers.get(AUTHORIZATION), () -> certificateSubject(call),
                 call.getAttributes().get(CONNECTION));
         if (client.isPresent()) {
             return Contexts.interceptCall(Context.current().withValue(CLIENT, client.get()), call, headers, next);

@@ -50,7 +50,7 @@ public final class RestAuth implements Filter {
             return;
         }
         var client = identities.identify(req.headers().first(HeaderNames.AUTHORIZATION).orElse(null),
-                req.remotePeer().tlsPrincipal().map(RestAuth::subject).orElse(null));
+                () -> req.remotePeer().tlsPrincipal().map(RestAuth::subject).orElse(null), null);
         if (client.isPresent()) {
             req.context().register(client.get());
             chain.proceed();
